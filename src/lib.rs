@@ -1,0 +1,1 @@
+//! Examples and tests of vyre; nothing to see here.

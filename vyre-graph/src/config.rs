@@ -1,0 +1,78 @@
+//! [`DispatchConfig`]: optional knobs of one run.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+/// Optional knobs of one run. `Default` is what you want almost always.
+///
+/// ```
+/// let config = vyre_graph::DispatchConfig::default()
+///     .with_label("my run")
+///     .with_max_output_bytes(1 << 20);
+/// assert_eq!(config.max_output_bytes, Some(1 << 20));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DispatchConfig {
+    /// Label of the command encoder and compute pass (for GPU debuggers).
+    pub label: Option<Cow<'static, str>>,
+    /// How long to wait for the GPU before giving up with
+    /// [`crate::BackendError::ReadbackFailed`]; `None` waits as long as it takes.
+    pub timeout: Option<Duration>,
+    /// Cap on the bytes read back to the host in one run.
+    pub max_output_bytes: Option<u64>,
+    /// Launch every node with this grid instead of the planned one.
+    pub grid_override: Option<[u32; 3]>,
+    /// Compute grids from invocation counts with this workgroup size x
+    /// instead of the kernel's (for kernels whose size is set at pipeline
+    /// creation).
+    pub workgroup_override: Option<u32>,
+    /// Device memory a run may allocate, in bytes; 0 = unbounded. A plan over
+    /// budget fails with [`crate::BackendError::DeviceOutOfMemory`] before
+    /// anything is allocated.
+    pub device_memory_budget_bytes: u64,
+}
+
+impl DispatchConfig {
+    /// Set the label.
+    #[must_use]
+    pub fn with_label(mut self, label: impl Into<Cow<'static, str>>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// Set the wait timeout.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Cap the bytes read back.
+    #[must_use]
+    pub fn with_max_output_bytes(mut self, bytes: u64) -> Self {
+        self.max_output_bytes = Some(bytes);
+        self
+    }
+
+    /// Launch every node with `grid`.
+    #[must_use]
+    pub fn with_grid_override(mut self, grid: [u32; 3]) -> Self {
+        self.grid_override = Some(grid);
+        self
+    }
+
+    /// Plan grids with workgroup size x `size`.
+    #[must_use]
+    pub fn with_workgroup_override(mut self, size: u32) -> Self {
+        self.workgroup_override = Some(size);
+        self
+    }
+
+    /// Limit device memory (0 = unbounded).
+    #[must_use]
+    pub fn with_device_memory_budget_bytes(mut self, bytes: u64) -> Self {
+        self.device_memory_budget_bytes = bytes;
+        self
+    }
+}

@@ -1,0 +1,180 @@
+//! [`Description`]: a readable account of a graph's schedule (nodes, edges,
+//! levels, buffers, aliasing) and its Graphviz export.
+
+use std::fmt;
+
+use vyre_analysis::{Edge, PeakBytes, Use, hazard_name};
+
+use crate::graph::{Graph, node_uses};
+use crate::spec::{BufferClass, DispatchSize, Extent};
+
+/// One node of a [`Description`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeDescription {
+    /// The node's label.
+    pub label: String,
+    /// Its kernel's label.
+    pub kernel: String,
+    /// Its dependency level (nodes of one level are independent).
+    pub level: u32,
+    /// Nodes it depends on.
+    pub depends_on: Vec<usize>,
+    /// How many workgroups it launches.
+    pub size: DispatchSize,
+}
+
+/// One buffer of a [`Description`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferDescription {
+    /// The buffer's name.
+    pub name: String,
+    /// What it is for.
+    pub class: BufferClass,
+    /// Bytes per element.
+    pub element_size: u32,
+    /// Elements as a function of `n`.
+    pub len: Extent,
+    /// The device slot it lives in (buffers sharing a slot alias).
+    pub slot: usize,
+    /// First and last node that need its contents, if used.
+    pub live: Option<(usize, usize)>,
+}
+
+/// The schedule of a graph, from [`Graph::describe`] (or a `graph!` type's
+/// `describe()`); `Display` prints it as a table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Description {
+    /// The graph's name.
+    pub name: String,
+    /// Nodes in program order.
+    pub nodes: Vec<NodeDescription>,
+    /// Buffers in declaration order.
+    pub buffers: Vec<BufferDescription>,
+    /// Dependency edges (read-after-write, write-after-read,
+    /// write-after-write, reuse of aliased memory).
+    pub edges: Vec<Edge>,
+    /// Number of levels.
+    pub level_count: u32,
+    /// Number of device buffers after aliasing.
+    pub slot_count: usize,
+}
+
+impl fmt::Display for Description {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "graph {}: {} nodes, {} levels, {} buffers in {} device slots",
+            self.name,
+            self.nodes.len(),
+            self.level_count,
+            self.buffers.len(),
+            self.slot_count
+        )?;
+        for (i, n) in self.nodes.iter().enumerate() {
+            let size = match n.size {
+                DispatchSize::Invocations(e) => format!("over {e}"),
+                DispatchSize::Workgroups([x, y, z]) => format!("grid [{x}, {y}, {z}]"),
+            };
+            write!(f, "  node {i} `{}` ({}) level {} {size}", n.label, n.kernel, n.level)?;
+            if !n.depends_on.is_empty() {
+                write!(f, " after {:?}", n.depends_on)?;
+            }
+            writeln!(f)?;
+        }
+        for b in &self.buffers {
+            write!(
+                f,
+                "  buffer `{}` {:?} [{}] x {} bytes, slot {}",
+                b.name, b.class, b.len, b.element_size, b.slot
+            )?;
+            match b.live {
+                Some((first, last)) => writeln!(f, ", live nodes {first}..={last}")?,
+                None => writeln!(f, ", unused")?,
+            }
+        }
+        for e in &self.edges {
+            writeln!(
+                f,
+                "  edge {} -> {} on `{}` ({})",
+                e.from,
+                e.to,
+                self.buffers.get(e.buffer).map_or("?", |b| &b.name),
+                hazard_name(e.hazard)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Graph {
+    /// The graph's schedule: nodes with levels and dependencies, buffers
+    /// with slots and live ranges, and every dependency edge.
+    #[must_use]
+    pub fn describe(&self) -> Description {
+        let a = &self.analysis;
+        Description {
+            name: self.spec.name.to_string(),
+            nodes: self
+                .spec
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| NodeDescription {
+                    label: n.label.to_string(),
+                    kernel: self
+                        .spec
+                        .kernels
+                        .get(n.kernel)
+                        .map_or_else(String::new, |k| k.label.to_string()),
+                    level: a.levels.get(i).copied().unwrap_or(0),
+                    depends_on: a.dependencies(i),
+                    size: n.size,
+                })
+                .collect(),
+            buffers: self
+                .spec
+                .buffers
+                .iter()
+                .enumerate()
+                .map(|(i, b)| BufferDescription {
+                    name: b.name.to_string(),
+                    class: b.class,
+                    element_size: b.element_size,
+                    len: b.len,
+                    slot: a.slots.get(i).copied().unwrap_or(i),
+                    live: a.live_ranges.get(i).copied().flatten().map(|r| (r.first, r.last)),
+                })
+                .collect(),
+            edges: a.edges.clone(),
+            level_count: a.level_count,
+            slot_count: a.slot_count,
+        }
+    }
+
+    /// The schedule as a Graphviz DOT graph (`dot -Tsvg` draws it).
+    #[must_use]
+    pub fn to_dot(&self) -> String {
+        let nodes: Vec<&str> = self.spec.nodes.iter().map(|n| &*n.label).collect();
+        let buffers: Vec<&str> = self.spec.buffers.iter().map(|b| &*b.name).collect();
+        let uses: Vec<Vec<Use>> = self
+            .spec
+            .nodes
+            .iter()
+            .map(|n| node_uses(&self.spec, n))
+            .collect();
+        self.analysis.to_dot(&self.spec.name, &nodes, &buffers, &uses)
+    }
+
+    /// Device bytes for problem size `n` with and without aliasing of
+    /// intermediates, and the largest live set (readback buffers excluded).
+    #[must_use]
+    pub fn peak_bytes(&self, n: u64) -> PeakBytes {
+        let bytes: Vec<u64> = self
+            .spec
+            .buffers
+            .iter()
+            .map(|b| b.bytes(n).max(4).next_multiple_of(4))
+            .collect();
+        self.analysis.peak_bytes(&bytes)
+    }
+}

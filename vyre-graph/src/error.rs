@@ -1,0 +1,205 @@
+//! [`BackendError`]: everything that can go wrong, each message ending with
+//! what to do about it.
+
+/// The setup step printed when no adapter is found.
+pub const DRIVER_SETUP_HINT: &str = "on a machine without a GPU, install a software Vulkan driver \
+(`apt-get install -y --no-install-recommends mesa-vulkan-drivers libvulkan1`) \
+and set XDG_RUNTIME_DIR to a 0700 folder; WGPU_BACKEND, WGPU_ADAPTER_NAME and WGPU_POWER_PREF \
+choose among several adapters";
+
+/// An error from the GPU runtime.
+///
+/// Every message says what went wrong and how to fix it. Nothing is
+/// submitted to the GPU when a run fails validation: errors about inputs,
+/// sizes and limits are raised before anything is encoded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BackendError {
+    /// No adapter matched the request.
+    #[error("no GPU adapter found ({reason}); {hint}", hint = DRIVER_SETUP_HINT)]
+    NoAdapter {
+        /// What wgpu said, or which filter matched nothing.
+        reason: String,
+    },
+    /// The adapter refused to open a device.
+    #[error(
+        "the adapter `{adapter}` could not open a device: {reason}; ask for fewer limits or features, or pick another adapter with WGPU_ADAPTER_NAME"
+    )]
+    DeviceRequestFailed {
+        /// The adapter's name.
+        adapter: String,
+        /// What wgpu said.
+        reason: String,
+    },
+    /// A kernel did not compile.
+    #[error(
+        "kernel `{kernel}` failed to compile:\n{message}\nfix the WGSL (graph! checks kernels at compile time; hand-built kernels are only checked here)"
+    )]
+    KernelCompileFailed {
+        /// The kernel's label.
+        kernel: String,
+        /// naga's or wgpu's message.
+        message: String,
+    },
+    /// The graph description is inconsistent.
+    #[error("invalid graph `{graph}`: {reason}")]
+    InvalidProgram {
+        /// The graph's name.
+        graph: String,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
+    /// A node's bindings do not match its kernel.
+    #[error(
+        "node `{node}` does not match kernel `{kernel}`: {reason}; bind every binding the kernel declares, and only those"
+    )]
+    BindingMismatch {
+        /// The node's label.
+        node: String,
+        /// The kernel's label.
+        kernel: String,
+        /// The binding that is unknown, missing or of the wrong kind.
+        reason: String,
+    },
+    /// The run's inputs are not the graph's inputs.
+    #[error(
+        "graph `{graph}` takes {expected} host inputs ({names}) but the run gave {given}; pass them in declaration order"
+    )]
+    InputCountMismatch {
+        /// The graph's name.
+        graph: String,
+        /// Inputs the graph declares.
+        expected: usize,
+        /// Inputs the run passed.
+        given: usize,
+        /// Their names.
+        names: String,
+    },
+    /// The run's output sinks are not the graph's outputs.
+    #[error(
+        "graph `{graph}` has {expected} outputs ({names}) but the run gave {given} sinks; pass one `Sink` per output, in declaration order (`Sink::Skip` for outputs you do not need)"
+    )]
+    OutputCountMismatch {
+        /// The graph's name.
+        graph: String,
+        /// Outputs the graph declares.
+        expected: usize,
+        /// Sinks the run passed.
+        given: usize,
+        /// Their names.
+        names: String,
+    },
+    /// A host input's byte length is not a whole number of elements.
+    #[error(
+        "input `{buffer}` is {len} bytes, not a multiple of its {element_size}-byte element; pass whole elements"
+    )]
+    MisalignedInput {
+        /// The buffer's name.
+        buffer: String,
+        /// Bytes given.
+        len: u64,
+        /// Bytes per element.
+        element_size: u32,
+    },
+    /// An input or output does not have the length the plan needs.
+    #[error(
+        "`{buffer}` must hold {expected} bytes for problem size {n} but has {actual}; size it as the graph declares"
+    )]
+    LengthMismatch {
+        /// The buffer's name.
+        buffer: String,
+        /// Problem size of the run.
+        n: u64,
+        /// Bytes the plan needs.
+        expected: u64,
+        /// Bytes given.
+        actual: u64,
+    },
+    /// A buffer would be larger than the device allows in one binding.
+    #[error(
+        "`{buffer}` needs {bytes} bytes but this device binds at most {max} bytes per storage buffer; split the problem, or open the Gpu with higher limits"
+    )]
+    BufferTooLarge {
+        /// The buffer's name.
+        buffer: String,
+        /// Bytes requested.
+        bytes: u64,
+        /// The device's `max_storage_buffer_binding_size` (or uniform limit).
+        max: u64,
+    },
+    /// The problem size is zero or cannot be inferred.
+    #[error("{reason}")]
+    InvalidProblemSize {
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
+    /// A grid needs more workgroups than three folded dimensions allow.
+    #[error(
+        "node `{node}` needs {workgroups} workgroups, more than a {max}×{max}×{max} grid holds; split the problem or use a larger workgroup size"
+    )]
+    GridTooLarge {
+        /// The node's label.
+        node: String,
+        /// Workgroups required.
+        workgroups: u64,
+        /// `max_compute_workgroups_per_dimension`.
+        max: u32,
+    },
+    /// The plan needs more device memory than the budget allows.
+    #[error(
+        "the launch needs {requested} bytes of device memory but the budget is {available}; raise `device_memory_budget_bytes` or shrink the problem"
+    )]
+    DeviceOutOfMemory {
+        /// Bytes the plan needs.
+        requested: u64,
+        /// Bytes allowed.
+        available: u64,
+    },
+    /// The readback would exceed `max_output_bytes`.
+    #[error(
+        "the run would read back {requested} bytes but `max_output_bytes` is {limit}; raise the limit, read fewer outputs (`Sink::Skip`), or keep them resident"
+    )]
+    OutputTooLarge {
+        /// Bytes to read back.
+        requested: u64,
+        /// The configured cap.
+        limit: u64,
+    },
+    /// A resident handle cannot be used here.
+    #[error("resident buffer `{buffer}` cannot be used: {reason}")]
+    InvalidHandle {
+        /// The graph buffer it was passed for.
+        buffer: String,
+        /// Why, and what to do.
+        reason: String,
+    },
+    /// A feature the request needs is missing.
+    #[error(
+        "`{name}` is not supported by the {backend} adapter; pick another adapter (WGPU_ADAPTER_NAME) or avoid the feature"
+    )]
+    UnsupportedFeature {
+        /// The feature.
+        name: String,
+        /// The adapter's backend.
+        backend: String,
+    },
+    /// wgpu reported an error while recording or submitting.
+    #[error(
+        "dispatch failed: {reason}; this is a bug in vyre or in a hand-built graph description, please report it with the graph"
+    )]
+    DispatchFailed {
+        /// What wgpu said.
+        reason: String,
+    },
+    /// Mapping a readback buffer failed, or the device was lost.
+    #[error(
+        "reading results back failed: {reason}; the device may have been lost (driver reset, timeout): create a new Gpu"
+    )]
+    ReadbackFailed {
+        /// What wgpu said.
+        reason: String,
+    },
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = BackendError> = std::result::Result<T, E>;

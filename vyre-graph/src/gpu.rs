@@ -1,0 +1,409 @@
+//! [`Gpu`]: adapter and device acquisition, limits, and the runtime's own
+//! counters of submissions, allocations and transfers.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{BackendError, Result};
+
+/// How to open a [`Gpu`].
+///
+/// The environment variables `WGPU_BACKEND` (e.g. `vulkan`, `gl`),
+/// `WGPU_ADAPTER_NAME` (a case-insensitive substring of the adapter's name)
+/// and `WGPU_POWER_PREF` (`low` or `high`) are honoured on top of these
+/// options.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct GpuOptions {
+    /// Request every limit the adapter supports (the default) instead of
+    /// WebGPU's portable defaults. Compute work usually wants the adapter's
+    /// limits: storage bindings of 128 MiB and more instead of 128 MiB caps
+    /// that no longer exist, and more workgroups per dimension.
+    pub adapter_limits: bool,
+    /// Enable timestamp queries when the adapter has them (for profiling).
+    pub timestamps: bool,
+    /// Power preference when `WGPU_POWER_PREF` is not set.
+    pub power_preference: wgpu::PowerPreference,
+}
+
+impl Default for GpuOptions {
+    fn default() -> Self {
+        GpuOptions {
+            adapter_limits: true,
+            timestamps: true,
+            power_preference: wgpu::PowerPreference::HighPerformance,
+        }
+    }
+}
+
+impl GpuOptions {
+    /// Ask for WebGPU's default limits instead of the adapter's.
+    #[must_use]
+    pub fn with_default_limits(mut self) -> Self {
+        self.adapter_limits = false;
+        self
+    }
+
+    /// Turn timestamp queries on or off.
+    #[must_use]
+    pub fn with_timestamps(mut self, on: bool) -> Self {
+        self.timestamps = on;
+        self
+    }
+}
+
+/// What the runtime has done on a [`Gpu`], counted by the runtime itself.
+///
+/// Tests and benchmarks read it to prove claims such as "a cached run makes
+/// no buffer and no bind group" and "a graph is one submission".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GpuCounters {
+    /// `queue.submit` calls.
+    pub submissions: u64,
+    /// Buffers created (device, staging and readback).
+    pub buffers_created: u64,
+    /// Bind groups created.
+    pub bind_groups_created: u64,
+    /// Compute pipelines created.
+    pub pipelines_created: u64,
+    /// Bytes written from the host to the device.
+    pub bytes_uploaded: u64,
+    /// Bytes read from the device back to the host.
+    pub bytes_read_back: u64,
+}
+
+impl GpuCounters {
+    /// Counts accumulated since `earlier` (saturating).
+    #[must_use]
+    pub fn since(&self, earlier: &GpuCounters) -> GpuCounters {
+        GpuCounters {
+            submissions: self.submissions.saturating_sub(earlier.submissions),
+            buffers_created: self.buffers_created.saturating_sub(earlier.buffers_created),
+            bind_groups_created: self
+                .bind_groups_created
+                .saturating_sub(earlier.bind_groups_created),
+            pipelines_created: self
+                .pipelines_created
+                .saturating_sub(earlier.pipelines_created),
+            bytes_uploaded: self.bytes_uploaded.saturating_sub(earlier.bytes_uploaded),
+            bytes_read_back: self.bytes_read_back.saturating_sub(earlier.bytes_read_back),
+        }
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct Counters {
+    submissions: AtomicU64,
+    buffers_created: AtomicU64,
+    bind_groups_created: AtomicU64,
+    pipelines_created: AtomicU64,
+    bytes_uploaded: AtomicU64,
+    bytes_read_back: AtomicU64,
+}
+
+impl Counters {
+    fn snapshot(&self) -> GpuCounters {
+        GpuCounters {
+            submissions: self.submissions.load(Ordering::Relaxed),
+            buffers_created: self.buffers_created.load(Ordering::Relaxed),
+            bind_groups_created: self.bind_groups_created.load(Ordering::Relaxed),
+            pipelines_created: self.pipelines_created.load(Ordering::Relaxed),
+            bytes_uploaded: self.bytes_uploaded.load(Ordering::Relaxed),
+            bytes_read_back: self.bytes_read_back.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Adapter facts worth printing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdapterSummary {
+    /// e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" or "NVIDIA H200".
+    pub name: String,
+    /// Vulkan, Metal, Dx12, Gl, …
+    pub backend: wgpu::Backend,
+    /// Discrete, integrated, CPU, …
+    pub device_type: wgpu::DeviceType,
+    /// Driver name and version, where the backend tells.
+    pub driver: String,
+}
+
+impl std::fmt::Display for AdapterSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({:?}, {:?}", self.name, self.backend, self.device_type)?;
+        if !self.driver.is_empty() {
+            write!(f, ", {}", self.driver)?;
+        }
+        write!(f, ")")
+    }
+}
+
+struct GpuInner {
+    id: u64,
+    adapter: wgpu::Adapter,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    summary: AdapterSummary,
+    limits: wgpu::Limits,
+    counters: Counters,
+}
+
+/// An open GPU: adapter, device and queue, cheap to clone and shareable
+/// between threads.
+///
+/// ```no_run
+/// let gpu = vyre_graph::Gpu::new()?;
+/// println!("running on {}", gpu.adapter());
+/// # Ok::<(), vyre_graph::BackendError>(())
+/// ```
+#[derive(Clone)]
+pub struct Gpu {
+    inner: Arc<GpuInner>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu")
+            .field("id", &self.inner.id)
+            .field("adapter", &self.inner.summary)
+            .finish_non_exhaustive()
+    }
+}
+
+static NEXT_GPU_ID: AtomicU64 = AtomicU64::new(1);
+
+impl Gpu {
+    /// Open the default adapter, blocking.
+    ///
+    /// # Errors
+    /// [`BackendError::NoAdapter`] (with the driver setup step) when there is
+    /// no adapter, [`BackendError::DeviceRequestFailed`] when it refuses a
+    /// device.
+    pub fn new() -> Result<Self> {
+        pollster::block_on(Self::new_async(GpuOptions::default()))
+    }
+
+    /// Open an adapter with options, blocking.
+    ///
+    /// # Errors
+    /// As [`Gpu::new`].
+    pub fn with_options(options: GpuOptions) -> Result<Self> {
+        pollster::block_on(Self::new_async(options))
+    }
+
+    /// Open an adapter with options.
+    ///
+    /// # Errors
+    /// As [`Gpu::new`].
+    pub async fn new_async(options: GpuOptions) -> Result<Self> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = pick_adapter(&instance, &options).await?;
+        let info = adapter.get_info();
+        let summary = AdapterSummary {
+            name: info.name.clone(),
+            backend: info.backend,
+            device_type: info.device_type,
+            driver: [info.driver.as_str(), info.driver_info.as_str()]
+                .iter()
+                .filter(|s| !s.is_empty())
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
+        let limits = if options.adapter_limits {
+            adapter.limits()
+        } else {
+            wgpu::Limits::default().using_resolution(adapter.limits())
+        };
+        let mut features = wgpu::Features::empty();
+        if options.timestamps {
+            features |= adapter.features()
+                & (wgpu::Features::TIMESTAMP_QUERY
+                    | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+                    | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
+        }
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("vyre"),
+                required_features: features,
+                required_limits: limits.clone(),
+                experimental_features: wgpu::ExperimentalFeatures::disabled(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|e| BackendError::DeviceRequestFailed {
+                adapter: summary.name.clone(),
+                reason: e.to_string(),
+            })?;
+        // Errors the runtime does not capture in a scope must not abort the
+        // process (wgpu's default handler panics); they are reported through
+        // scopes or mapping results where it matters.
+        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
+            eprintln!("vyre-graph: uncaptured wgpu error: {e}");
+        }));
+        Ok(Gpu {
+            inner: Arc::new(GpuInner {
+                id: NEXT_GPU_ID.fetch_add(1, Ordering::Relaxed),
+                adapter,
+                device,
+                queue,
+                summary,
+                limits,
+                counters: Counters::default(),
+            }),
+        })
+    }
+
+    /// The adapter in use.
+    #[must_use]
+    pub fn adapter(&self) -> &AdapterSummary {
+        &self.inner.summary
+    }
+
+    /// The limits the device was opened with.
+    #[must_use]
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.inner.limits
+    }
+
+    /// The wgpu adapter, for interop.
+    #[must_use]
+    pub fn wgpu_adapter(&self) -> &wgpu::Adapter {
+        &self.inner.adapter
+    }
+
+    /// The wgpu device, for interop.
+    #[must_use]
+    pub fn device(&self) -> &wgpu::Device {
+        &self.inner.device
+    }
+
+    /// The wgpu queue, for interop.
+    #[must_use]
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.inner.queue
+    }
+
+    /// Whether timestamp queries were enabled on the device.
+    #[must_use]
+    pub fn has_timestamps(&self) -> bool {
+        self.inner
+            .device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// A snapshot of the runtime's counters.
+    #[must_use]
+    pub fn counters(&self) -> GpuCounters {
+        self.inner.counters.snapshot()
+    }
+
+    /// A process-unique id of this device, used to reject buffers from
+    /// another device.
+    #[must_use]
+    pub fn id(&self) -> u64 {
+        self.inner.id
+    }
+
+    // --- counted operations: every buffer, bind group, pipeline, upload,
+    // readback and submission of the runtime goes through these.
+
+    pub(crate) fn create_buffer(&self, desc: &wgpu::BufferDescriptor<'_>) -> wgpu::Buffer {
+        self.inner
+            .counters
+            .buffers_created
+            .fetch_add(1, Ordering::Relaxed);
+        self.inner.device.create_buffer(desc)
+    }
+
+    pub(crate) fn create_bind_group(&self, desc: &wgpu::BindGroupDescriptor<'_>) -> wgpu::BindGroup {
+        self.inner
+            .counters
+            .bind_groups_created
+            .fetch_add(1, Ordering::Relaxed);
+        self.inner.device.create_bind_group(desc)
+    }
+
+    pub(crate) fn count_pipeline(&self) {
+        self.inner
+            .counters
+            .pipelines_created
+            .fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn write_buffer(&self, buffer: &wgpu::Buffer, offset: u64, data: &[u8]) {
+        self.inner
+            .counters
+            .bytes_uploaded
+            .fetch_add(data.len() as u64, Ordering::Relaxed);
+        self.inner.queue.write_buffer(buffer, offset, data);
+    }
+
+    pub(crate) fn count_read_back(&self, bytes: u64) {
+        self.inner
+            .counters
+            .bytes_read_back
+            .fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    pub(crate) fn submit(&self, command: wgpu::CommandBuffer) -> wgpu::SubmissionIndex {
+        self.inner
+            .counters
+            .submissions
+            .fetch_add(1, Ordering::Relaxed);
+        self.inner.queue.submit(std::iter::once(command))
+    }
+
+    /// Block until `index` (or everything submitted) has finished.
+    pub(crate) fn wait(
+        &self,
+        index: Option<wgpu::SubmissionIndex>,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<()> {
+        self.inner
+            .device
+            .poll(wgpu::PollType::Wait {
+                submission_index: index,
+                timeout,
+            })
+            .map(|_| ())
+            .map_err(|e| BackendError::ReadbackFailed {
+                reason: e.to_string(),
+            })
+    }
+}
+
+/// Choose an adapter: `WGPU_ADAPTER_NAME` first (an error, not a panic, when
+/// nothing matches), else the power preference from `WGPU_POWER_PREF` or the
+/// options.
+async fn pick_adapter(instance: &wgpu::Instance, options: &GpuOptions) -> Result<wgpu::Adapter> {
+    if let Ok(wanted) = std::env::var("WGPU_ADAPTER_NAME") {
+        let wanted = wanted.to_lowercase();
+        let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+        let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+        return adapters
+            .into_iter()
+            .find(|a| a.get_info().name.to_lowercase().contains(&wanted))
+            .ok_or_else(|| BackendError::NoAdapter {
+                reason: format!(
+                    "WGPU_ADAPTER_NAME={wanted:?} matches none of the adapters found: [{}]",
+                    names.join(", ")
+                ),
+            });
+    }
+    let power_preference =
+        wgpu::PowerPreference::from_env().unwrap_or(options.power_preference);
+    instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference,
+            force_fallback_adapter: false,
+            compatible_surface: None,
+            apply_limit_buckets: false,
+        })
+        .await
+        .map_err(|e| BackendError::NoAdapter {
+            reason: e.to_string(),
+        })
+}

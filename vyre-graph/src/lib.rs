@@ -1,0 +1,65 @@
+//! # vyre-graph
+//!
+//! GPU compute graphs on [wgpu]: many dependent kernels recorded into one
+//! command encoder and submitted once, with a launch-plan cache that keeps the
+//! buffers and bind groups of each problem size, so a steady-state run
+//! allocates nothing.
+//!
+//! - [`graph!`] (re-exported from `vyre-macros`) checks WGSL kernels at compile
+//!   time and expands to a typed wrapper around [`Graph`].
+//! - [`Graph`] runs a [`spec::GraphSpec`]: kernels, buffers, and nodes that bind
+//!   kernels to buffers. A node reads what an earlier node wrote, on the
+//!   device; inputs are uploaded once; only the outputs asked for are read
+//!   back, all mapped after one wait.
+//! - [`GpuDispatchGraph`] is the seed API: an ordered list of ops dispatched
+//!   with one submission.
+//! - [`plan`] holds the launch-plan cache ([`BatchDispatchPlanCache`]).
+//!
+//! Nothing is submitted when a run's inputs, sizes or limits are wrong: every
+//! check happens before encoding, and errors ([`BackendError`]) say how to fix
+//! the problem.
+//!
+//! ## Without a GPU
+//! Install Mesa's software Vulkan driver: `apt-get install -y
+//! --no-install-recommends mesa-vulkan-drivers libvulkan1`.
+#![warn(missing_docs)]
+
+mod config;
+mod describe;
+mod dispatch;
+mod error;
+mod gpu;
+mod graph;
+pub mod grid;
+mod pipeline;
+pub mod plan;
+mod readback;
+mod record;
+mod resource;
+pub mod spec;
+
+pub use config::DispatchConfig;
+pub use dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
+pub use error::{BackendError, DRIVER_SETUP_HINT, Result};
+pub use gpu::{AdapterSummary, Gpu, GpuCounters, GpuOptions};
+pub use describe::Description;
+pub use graph::{Graph, RunReport};
+pub use pipeline::WgpuPipeline;
+pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
+pub use resource::{Feed, GpuBufferHandle, GpuResource, Input, Sink};
+
+pub use wgpu;
+
+/// What `graph!`'s expansion refers to. Not a public API: it may change in
+/// any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::resource::zeroed_vec;
+    pub use crate::spec::*;
+    pub use crate::{
+        BackendError, Description, DispatchConfig, Feed, Gpu, GpuBufferHandle, Graph, Input,
+        RunReport, Sink,
+    };
+    pub use bytemuck;
+    pub use std::borrow::Cow;
+}

@@ -1,0 +1,297 @@
+//! What flows into and out of a run: host bytes, resident device buffers
+//! ([`GpuBufferHandle`]), and their typed forms.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use bytemuck::Pod;
+
+use crate::error::{BackendError, Result};
+use crate::gpu::Gpu;
+
+#[derive(Debug)]
+struct HandleInner {
+    buffer: wgpu::Buffer,
+    size: u64,
+    gpu_id: u64,
+    released: AtomicBool,
+}
+
+/// A buffer that lives on the device between runs, so that graphs chain on
+/// the GPU without a host round trip. Cheap to clone (reference counted).
+///
+/// ```no_run
+/// let gpu = vyre_graph::Gpu::new()?;
+/// let handle = vyre_graph::GpuBufferHandle::from_slice(&gpu, &[1u32, 2, 3])?;
+/// assert_eq!(handle.read_as::<u32>(&gpu)?, vec![1, 2, 3]);
+/// # Ok::<(), vyre_graph::BackendError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct GpuBufferHandle {
+    inner: Arc<HandleInner>,
+}
+
+impl GpuBufferHandle {
+    /// A zeroed device buffer of `size` bytes (rounded up to 4).
+    ///
+    /// # Errors
+    /// [`BackendError::BufferTooLarge`] over the device's buffer limit.
+    pub fn zeroed(gpu: &Gpu, size: u64) -> Result<Self> {
+        let size = size.max(4).next_multiple_of(4);
+        let max = gpu.limits().max_buffer_size;
+        if size > max {
+            return Err(BackendError::BufferTooLarge {
+                buffer: "resident buffer".into(),
+                bytes: size,
+                max,
+            });
+        }
+        let buffer = gpu.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("vyre resident"),
+            size,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Ok(GpuBufferHandle {
+            inner: Arc::new(HandleInner {
+                buffer,
+                size,
+                gpu_id: gpu.id(),
+                released: AtomicBool::new(false),
+            }),
+        })
+    }
+
+    /// Upload `data` into a new device buffer.
+    ///
+    /// # Errors
+    /// As [`GpuBufferHandle::zeroed`].
+    pub fn from_slice<T: Pod>(gpu: &Gpu, data: &[T]) -> Result<Self> {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        let handle = Self::zeroed(gpu, bytes.len() as u64)?;
+        upload(gpu, &handle.inner.buffer, bytes);
+        Ok(handle)
+    }
+
+    /// Size in bytes.
+    #[must_use]
+    pub fn size(&self) -> u64 {
+        self.inner.size
+    }
+
+    /// The id of the [`Gpu`] that owns it.
+    #[must_use]
+    pub fn gpu_id(&self) -> u64 {
+        self.inner.gpu_id
+    }
+
+    /// The wgpu buffer, for interop.
+    #[must_use]
+    pub fn buffer(&self) -> &wgpu::Buffer {
+        &self.inner.buffer
+    }
+
+    /// Free the device memory now, for every clone of this handle. Later
+    /// uses are [`BackendError::InvalidHandle`] errors.
+    pub fn release(&self) {
+        if !self.inner.released.swap(true, Ordering::AcqRel) {
+            self.inner.buffer.destroy();
+        }
+    }
+
+    /// Whether [`GpuBufferHandle::release`] was called.
+    #[must_use]
+    pub fn is_released(&self) -> bool {
+        self.inner.released.load(Ordering::Acquire)
+    }
+
+    /// Check that the handle is usable on `gpu` for `buffer` and holds at
+    /// least `needed` bytes.
+    pub(crate) fn check(&self, gpu: &Gpu, buffer: &str, needed: u64) -> Result<()> {
+        let invalid = |reason: String| BackendError::InvalidHandle {
+            buffer: buffer.to_string(),
+            reason,
+        };
+        if self.gpu_id() != gpu.id() {
+            return Err(invalid(format!(
+                "it belongs to another device (gpu {}, this is gpu {}); pass buffers made by the same Gpu",
+                self.gpu_id(),
+                gpu.id()
+            )));
+        }
+        if self.is_released() {
+            return Err(invalid(
+                "it was released; keep the handle alive until every run that uses it".into(),
+            ));
+        }
+        if self.size() < needed {
+            return Err(invalid(format!(
+                "it holds {} bytes but {needed} are needed; make it with the size the graph declares",
+                self.size()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Read the whole buffer back to the host (one submission and a wait).
+    ///
+    /// # Errors
+    /// [`BackendError::InvalidHandle`] for a released or foreign handle,
+    /// [`BackendError::ReadbackFailed`] when mapping fails.
+    pub fn read(&self, gpu: &Gpu) -> Result<Vec<u8>> {
+        self.check(gpu, "resident buffer", 0)?;
+        let staging = gpu.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("vyre readback"),
+            size: self.size(),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = gpu
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("vyre readback") });
+        encoder.copy_buffer_to_buffer(self.buffer(), 0, &staging, 0, self.size());
+        let index = gpu.submit(encoder.finish());
+        let mut out = vec![0u8; self.size() as usize];
+        crate::readback::map_and_copy(gpu, Some(index), None, &mut [(&staging, &mut out[..])])?;
+        Ok(out)
+    }
+
+    /// Read the buffer back as elements of `T` (trailing bytes that do not
+    /// make a whole element are dropped).
+    ///
+    /// # Errors
+    /// As [`GpuBufferHandle::read`].
+    pub fn read_as<T: Pod>(&self, gpu: &Gpu) -> Result<Vec<T>> {
+        let bytes = self.read(gpu)?;
+        let whole = bytes.len() - bytes.len() % size_of::<T>().max(1);
+        Ok(bytemuck::pod_collect_to_vec(&bytes[..whole]))
+    }
+}
+
+/// Write `bytes` at the start of `buffer`, padding a ragged tail to the
+/// 4-byte copy alignment.
+pub(crate) fn upload(gpu: &Gpu, buffer: &wgpu::Buffer, bytes: &[u8]) {
+    let whole = bytes.len() - bytes.len() % 4;
+    if whole > 0 {
+        gpu.write_buffer(buffer, 0, &bytes[..whole]);
+    }
+    if whole < bytes.len() {
+        let mut tail = [0u8; 4];
+        tail[..bytes.len() - whole].copy_from_slice(&bytes[whole..]);
+        gpu.write_buffer(buffer, whole as u64, &tail);
+    }
+}
+
+/// An op's input in the seed API: host bytes uploaded for the dispatch, or a
+/// buffer already on the GPU used in place.
+#[derive(Clone, Debug)]
+pub enum GpuResource {
+    /// Host bytes, uploaded for the dispatch.
+    Borrowed(Vec<u8>),
+    /// A resident device buffer, used in place (no copy).
+    Resident(GpuBufferHandle),
+}
+
+impl From<Vec<u8>> for GpuResource {
+    fn from(bytes: Vec<u8>) -> Self {
+        GpuResource::Borrowed(bytes)
+    }
+}
+
+impl From<GpuBufferHandle> for GpuResource {
+    fn from(handle: GpuBufferHandle) -> Self {
+        GpuResource::Resident(handle)
+    }
+}
+
+/// One host input of a [`crate::Graph`] run, untyped.
+#[derive(Clone, Copy, Debug)]
+pub enum Feed<'a> {
+    /// Bytes uploaded before the run.
+    Host(&'a [u8]),
+    /// A resident buffer copied on the device into the graph's buffer.
+    Device(&'a GpuBufferHandle),
+}
+
+impl Feed<'_> {
+    /// Bytes this feed provides.
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        match self {
+            Feed::Host(b) => b.len() as u64,
+            Feed::Device(h) => h.size(),
+        }
+    }
+
+    /// Whether it provides no bytes.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Where one output of a [`crate::Graph`] run goes.
+#[derive(Debug)]
+pub enum Sink<'a> {
+    /// Read back into this host slice (exactly the output's size).
+    Host(&'a mut [u8]),
+    /// Copied on the device into this resident buffer.
+    Device(&'a GpuBufferHandle),
+    /// Not needed: nothing is copied or read back.
+    Skip,
+}
+
+/// A typed host input: a slice of `T` or a resident buffer. `graph!`'s
+/// generated `run` takes `impl Into<Input<'_, T>>`, so both `&[T]`,
+/// `&Vec<T>` and `&GpuBufferHandle` can be passed.
+#[derive(Clone, Copy, Debug)]
+pub enum Input<'a, T: Pod> {
+    /// Host data.
+    Host(&'a [T]),
+    /// A resident buffer.
+    Device(&'a GpuBufferHandle),
+}
+
+impl<'a, T: Pod> Input<'a, T> {
+    /// The untyped feed.
+    #[must_use]
+    pub fn feed(self) -> Feed<'a> {
+        match self {
+            Input::Host(s) => Feed::Host(bytemuck::cast_slice(s)),
+            Input::Device(h) => Feed::Device(h),
+        }
+    }
+}
+
+impl<'a, T: Pod> From<&'a [T]> for Input<'a, T> {
+    fn from(s: &'a [T]) -> Self {
+        Input::Host(s)
+    }
+}
+
+impl<'a, T: Pod> From<&'a Vec<T>> for Input<'a, T> {
+    fn from(s: &'a Vec<T>) -> Self {
+        Input::Host(s)
+    }
+}
+
+impl<'a, T: Pod> From<&'a T> for Input<'a, T> {
+    fn from(v: &'a T) -> Self {
+        Input::Host(std::slice::from_ref(v))
+    }
+}
+
+impl<'a, T: Pod> From<&'a GpuBufferHandle> for Input<'a, T> {
+    fn from(h: &'a GpuBufferHandle) -> Self {
+        Input::Device(h)
+    }
+}
+
+/// A zero-filled vector of `len` elements (used by generated code).
+#[doc(hidden)]
+#[must_use]
+pub fn zeroed_vec<T: Pod>(len: usize) -> Vec<T> {
+    vec![T::zeroed(); len]
+}

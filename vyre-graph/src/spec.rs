@@ -1,0 +1,285 @@
+//! The static description of a graph: kernels, buffers and nodes.
+//!
+//! `graph!` emits one [`GraphSpec`] per graph as plain data (every string and
+//! slice is [`Cow::Borrowed`] from `'static` memory), and code that builds
+//! graphs by hand fills the same types with owned data. The runtime consumes
+//! nothing else: validation, analysis, planning and recording all start from a
+//! `GraphSpec`.
+
+use std::borrow::Cow;
+
+pub use vyre_analysis::{Access, BufferClass};
+
+/// How a kernel binds one resource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BindingKind {
+    /// `var<storage, read>`: the kernel only reads it.
+    ReadOnlyStorage,
+    /// `var<storage, read_write>`: the kernel may write it.
+    ReadWriteStorage,
+    /// `var<uniform>`: small, read-only parameters.
+    Uniform,
+}
+
+impl BindingKind {
+    /// The WGSL spelling of the address space and access mode.
+    #[must_use]
+    pub fn wgsl(self) -> &'static str {
+        match self {
+            BindingKind::ReadOnlyStorage => "var<storage, read>",
+            BindingKind::ReadWriteStorage => "var<storage, read_write>",
+            BindingKind::Uniform => "var<uniform>",
+        }
+    }
+}
+
+/// One resource binding a kernel declares, as reflected from its WGSL.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BindingSpec {
+    /// The WGSL global's name.
+    pub name: Cow<'static, str>,
+    /// `@group(..)`.
+    pub group: u32,
+    /// `@binding(..)`.
+    pub binding: u32,
+    /// Address space and access mode.
+    pub kind: BindingKind,
+    /// Bytes per element: the array stride for `array<T>`, else the size of
+    /// the whole type (a struct, a scalar, a fixed-size array).
+    pub element_size: u32,
+    /// The smallest binding the kernel accepts, in bytes (`0` = no minimum).
+    /// For a runtime-sized array this is the size of everything before the
+    /// array plus one element.
+    pub min_binding_size: u64,
+    /// What the entry point actually does with it: a `read_write` buffer the
+    /// kernel only reads is [`Access::Read`].
+    pub access: Access,
+    /// The WGSL type, for messages and `describe()` (e.g. `array<f32>`).
+    pub wgsl_type: Cow<'static, str>,
+}
+
+/// A compute kernel: WGSL source, its entry point and its interface.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelSpec {
+    /// A name for labels and messages.
+    pub label: Cow<'static, str>,
+    /// The WGSL module source.
+    pub source: Cow<'static, str>,
+    /// The `@compute` entry point to run.
+    pub entry_point: Cow<'static, str>,
+    /// `@workgroup_size` of the entry point. When the size comes from
+    /// `override` constants, this is the size with the module's defaults,
+    /// and nodes that set overrides carry their own in
+    /// [`NodeSpec::workgroup_size`].
+    pub workgroup_size: [u32; 3],
+    /// Every resource the entry point's module declares.
+    pub bindings: Cow<'static, [BindingSpec]>,
+}
+
+/// Element count of a buffer, or invocation count of a node, as a function of
+/// the problem size `n`: `ceil(n * mul / div) + add`.
+///
+/// ```
+/// use vyre_graph::spec::Extent;
+/// assert_eq!(Extent::N.eval(10), 10);
+/// assert_eq!(Extent::constant(4).eval(10), 4);
+/// assert_eq!(Extent::scaled(3, 256, 1).eval(1000), 13); // ceil(3000/256)+1
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Extent {
+    /// Multiplier of `n` (0 for a constant).
+    pub mul: u64,
+    /// Divisor of `n * mul`, rounding up (never 0).
+    pub div: u64,
+    /// Constant added.
+    pub add: u64,
+}
+
+impl Extent {
+    /// Exactly `n`.
+    pub const N: Extent = Extent { mul: 1, div: 1, add: 0 };
+
+    /// A size that does not depend on `n`.
+    #[must_use]
+    pub const fn constant(value: u64) -> Self {
+        Extent { mul: 0, div: 1, add: value }
+    }
+
+    /// `ceil(n * mul / div) + add`. A `div` of 0 is read as 1.
+    #[must_use]
+    pub const fn scaled(mul: u64, div: u64, add: u64) -> Self {
+        Extent { mul, div: if div == 0 { 1 } else { div }, add }
+    }
+
+    /// Evaluate for problem size `n`, saturating instead of overflowing.
+    #[must_use]
+    pub const fn eval(&self, n: u64) -> u64 {
+        let div = if self.div == 0 { 1 } else { self.div };
+        let scaled = (n as u128) * (self.mul as u128);
+        let q = scaled.div_ceil(div as u128);
+        let v = q + self.add as u128;
+        if v > u64::MAX as u128 { u64::MAX } else { v as u64 }
+    }
+
+    /// Whether the value depends on `n`.
+    #[must_use]
+    pub const fn depends_on_n(&self) -> bool {
+        self.mul != 0
+    }
+
+    /// The largest `n` with `eval(n) == len`, when one exists and this extent
+    /// is exactly `n * mul` (no division, no constant): how a run infers its
+    /// problem size from an input's length.
+    #[must_use]
+    pub const fn solve(&self, len: u64) -> Option<u64> {
+        if self.mul == 0 || self.div != 1 || self.add != 0 || len % self.mul != 0 {
+            return None;
+        }
+        Some(len / self.mul)
+    }
+}
+
+impl std::fmt::Display for Extent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.mul, self.div, self.add) {
+            (0, _, a) => write!(f, "{a}"),
+            (m, d, a) => {
+                if m == 1 {
+                    write!(f, "n")?;
+                } else {
+                    write!(f, "{m}*n")?;
+                }
+                if d != 1 {
+                    write!(f, "/{d}")?;
+                }
+                if a != 0 {
+                    write!(f, "+{a}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A graph buffer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BufferSpec {
+    /// Its name in the graph.
+    pub name: Cow<'static, str>,
+    /// What it is for: who writes it, who reads it.
+    pub class: BufferClass,
+    /// Bytes per element.
+    pub element_size: u32,
+    /// Elements, as a function of the problem size.
+    pub len: Extent,
+}
+
+impl BufferSpec {
+    /// Bytes for problem size `n` (saturating).
+    #[must_use]
+    pub fn bytes(&self, n: u64) -> u64 {
+        self.len.eval(n).saturating_mul(u64::from(self.element_size))
+    }
+}
+
+/// How many workgroups a node launches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DispatchSize {
+    /// One invocation per item: workgroups are `ceil(invocations / workgroup
+    /// size x)`, folded into y and z when x exceeds the device limit.
+    Invocations(Extent),
+    /// An explicit workgroup grid.
+    Workgroups([Extent; 3]),
+}
+
+/// A node binds one of its kernel's bindings to a graph buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NodeBinding {
+    /// `@group(..)` of the kernel's binding.
+    pub group: u32,
+    /// `@binding(..)` of the kernel's binding.
+    pub binding: u32,
+    /// Index into [`GraphSpec::buffers`].
+    pub buffer: usize,
+}
+
+/// A pipeline-overridable constant set for one node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OverrideValue {
+    /// The `override` declaration's name (or its `@id` as decimal text).
+    pub name: Cow<'static, str>,
+    /// The value (wgpu passes every override as `f64`).
+    pub value: f64,
+}
+
+/// One dispatch of a kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeSpec {
+    /// A name for labels, messages and `describe()`.
+    pub label: Cow<'static, str>,
+    /// Index into [`GraphSpec::kernels`].
+    pub kernel: usize,
+    /// Every binding of the kernel, bound to a graph buffer.
+    pub bindings: Cow<'static, [NodeBinding]>,
+    /// Pipeline-overridable constants for this node.
+    pub overrides: Cow<'static, [OverrideValue]>,
+    /// The node's workgroup size when its overrides change it; `None` means
+    /// the kernel's [`KernelSpec::workgroup_size`].
+    pub workgroup_size: Option<[u32; 3]>,
+    /// How many workgroups it launches.
+    pub size: DispatchSize,
+}
+
+/// A whole graph: what `graph!` emits and what [`crate::Graph::new`] takes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphSpec {
+    /// The graph's name.
+    pub name: Cow<'static, str>,
+    /// Kernels, each compiled once.
+    pub kernels: Cow<'static, [KernelSpec]>,
+    /// Buffers, in declaration order.
+    pub buffers: Cow<'static, [BufferSpec]>,
+    /// Nodes, in program order.
+    pub nodes: Cow<'static, [NodeSpec]>,
+}
+
+impl GraphSpec {
+    /// The effective workgroup size of node `node` (out of range: `[1, 1, 1]`).
+    #[must_use]
+    pub fn node_workgroup_size(&self, node: usize) -> [u32; 3] {
+        let Some(n) = self.nodes.get(node) else {
+            return [1, 1, 1];
+        };
+        n.workgroup_size
+            .or_else(|| self.kernels.get(n.kernel).map(|k| k.workgroup_size))
+            .unwrap_or([1, 1, 1])
+    }
+
+    /// Index of the buffer called `name`.
+    #[must_use]
+    pub fn buffer_index(&self, name: &str) -> Option<usize> {
+        self.buffers.iter().position(|b| b.name == name)
+    }
+
+    /// Buffers the host provides before a run ([`BufferClass::Input`],
+    /// [`BufferClass::InOut`] and [`BufferClass::Uniform`]), in declaration
+    /// order: the order of a run's inputs.
+    pub fn host_inputs(&self) -> impl Iterator<Item = usize> + '_ {
+        self.buffers.iter().enumerate().filter_map(|(i, b)| {
+            matches!(
+                b.class,
+                BufferClass::Input | BufferClass::InOut | BufferClass::Uniform
+            )
+            .then_some(i)
+        })
+    }
+
+    /// Buffers a run can read back ([`BufferClass::Output`] and
+    /// [`BufferClass::InOut`]), in declaration order: the order of a run's
+    /// outputs.
+    pub fn host_outputs(&self) -> impl Iterator<Item = usize> + '_ {
+        self.buffers.iter().enumerate().filter_map(|(i, b)| {
+            matches!(b.class, BufferClass::Output | BufferClass::InOut).then_some(i)
+        })
+    }
+}
