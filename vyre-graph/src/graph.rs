@@ -30,6 +30,9 @@ pub struct RunReport {
     pub cache_entries: usize,
     /// Queue submissions this run made (0 or 1).
     pub submissions: u32,
+    /// CPU nanoseconds spent recording the command buffer (encoder creation
+    /// to `finish`), for profiling the recording cost per node.
+    pub record_ns: u64,
 }
 
 /// A compiled graph: pipelines and layouts built once, a launch-plan cache,

@@ -429,6 +429,7 @@ pub(crate) fn run(
             cache_hit,
             cache_entries,
             submissions: 0,
+            record_ns: 0,
         };
         if graph.spec.nodes.is_empty() {
             return Ok(report);
@@ -453,6 +454,7 @@ pub(crate) fn run(
         }
         let label = config.label.as_deref().unwrap_or(&graph.spec.name);
         let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+        let record_start = std::time::Instant::now();
         let mut encoder = gpu
             .device()
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
@@ -489,7 +491,9 @@ pub(crate) fn run(
                 Sink::Skip => {}
             }
         }
-        let index = gpu.submit(encoder.finish());
+        let command = encoder.finish();
+        report.record_ns = u64::try_from(record_start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let index = gpu.submit(command);
         report.submissions = 1;
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(BackendError::DispatchFailed {

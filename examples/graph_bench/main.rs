@@ -1,0 +1,2 @@
+mod hand;
+fn main() {}

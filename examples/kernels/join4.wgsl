@@ -1,0 +1,14 @@
+// Joins four chains: a wrapping sum of four buffers.
+@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read> b: array<u32>;
+@group(0) @binding(2) var<storage, read> c: array<u32>;
+@group(0) @binding(3) var<storage, read> d: array<u32>;
+@group(0) @binding(4) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = gid.x + gid.y * nwg.x * 256u;
+    if i < arrayLength(&out) {
+        out[i] = a[i] + b[i] + c[i] + d[i];
+    }
+}
