@@ -75,7 +75,11 @@ impl fmt::Display for Description {
                 DispatchSize::Invocations(e) => format!("over {e}"),
                 DispatchSize::Workgroups([x, y, z]) => format!("grid [{x}, {y}, {z}]"),
             };
-            write!(f, "  node {i} `{}` ({}) level {} {size}", n.label, n.kernel, n.level)?;
+            write!(
+                f,
+                "  node {i} `{}` ({}) level {} {size}",
+                n.label, n.kernel, n.level
+            )?;
             if !n.depends_on.is_empty() {
                 write!(f, " after {:?}", n.depends_on)?;
             }
@@ -142,7 +146,12 @@ impl Graph {
                     element_size: b.element_size,
                     len: b.len,
                     slot: a.slots.get(i).copied().unwrap_or(i),
-                    live: a.live_ranges.get(i).copied().flatten().map(|r| (r.first, r.last)),
+                    live: a
+                        .live_ranges
+                        .get(i)
+                        .copied()
+                        .flatten()
+                        .map(|r| (r.first, r.last)),
                 })
                 .collect(),
             edges: a.edges.clone(),
@@ -162,7 +171,8 @@ impl Graph {
             .iter()
             .map(|n| node_uses(&self.spec, n))
             .collect();
-        self.analysis.to_dot(&self.spec.name, &nodes, &buffers, &uses)
+        self.analysis
+            .to_dot(&self.spec.name, &nodes, &buffers, &uses)
     }
 
     /// Device bytes for problem size `n` with and without aliasing of

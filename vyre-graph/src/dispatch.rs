@@ -17,7 +17,8 @@ use crate::graph::Graph;
 use crate::pipeline::WgpuPipeline;
 use crate::resource::{Feed, GpuResource, Sink};
 use crate::spec::{
-    BindingKind, BufferClass, BufferSpec, DispatchSize, Extent, GraphSpec, NodeBinding, NodeSpec,
+    Access, BindingKind, BufferClass, BufferSpec, DispatchSize, Extent, GraphSpec, NodeBinding,
+    NodeSpec,
 };
 
 /// Submissions a batch of ops costs one at a time versus as one graph.
@@ -123,14 +124,21 @@ impl GpuDispatchGraph {
                     "its pipeline was compiled on another Gpu than op 0's; compile every op on one Gpu",
                 ));
             }
-            if kernel.bindings.iter().any(|b| b.kind == BindingKind::Uniform) {
+            if kernel
+                .bindings
+                .iter()
+                .any(|b| b.kind == BindingKind::Uniform)
+            {
                 return Err(mismatch(
                     "the seed API binds storage buffers only; build a Graph for kernels with uniforms",
                 ));
             }
             let mut sorted: Vec<_> = kernel.bindings.iter().collect();
             sorted.sort_by_key(|b| (b.group, b.binding));
-            let Some(src) = sorted.iter().find(|b| b.kind == BindingKind::ReadOnlyStorage) else {
+            let Some(src) = sorted
+                .iter()
+                .find(|b| b.kind == BindingKind::ReadOnlyStorage)
+            else {
                 return Err(mismatch(
                     "the kernel has no read-only storage binding to receive the op's input",
                 ));
@@ -174,7 +182,17 @@ impl GpuDispatchGraph {
                 });
             }
             outputs_per_op.push(outputs);
-            kernels.push(kernel.clone());
+            // Each output is a fresh, zero-filled buffer of this op alone, so
+            // a read_write binding (which `BindingSpec::storage` counts as read
+            // and write) reads zeros, not data a missing node should have
+            // written: analyse it as a write, or validation rejects the op.
+            let mut kernel = kernel.clone();
+            for b in kernel.bindings.to_mut() {
+                if b.kind == BindingKind::ReadWriteStorage {
+                    b.access = Access::Write;
+                }
+            }
+            kernels.push(kernel);
             nodes.push(NodeSpec {
                 label: Cow::Owned(format!("op {i}")),
                 kernel: i,
@@ -191,7 +209,11 @@ impl GpuDispatchGraph {
             nodes: Cow::Owned(nodes),
         };
         let analysis = crate::graph::validate(&spec)?;
-        let layouts = self.ops.iter().map(|(p, _)| Arc::clone(&p.layout)).collect();
+        let layouts = self
+            .ops
+            .iter()
+            .map(|(p, _)| Arc::clone(&p.layout))
+            .collect();
         let pipelines = self.ops.iter().map(|(p, _)| p.pipeline.clone()).collect();
         let node_pipeline = (0..self.ops.len()).collect();
         let graph = Graph::assemble(&gpu, spec, analysis, layouts, pipelines, node_pipeline, 0);

@@ -33,7 +33,7 @@ pub enum BackendError {
     },
     /// A kernel did not compile.
     #[error(
-        "kernel `{kernel}` failed to compile:\n{message}\nfix the WGSL (graph! checks kernels at compile time; hand-built kernels are only checked here)"
+        "kernel `{kernel}` failed to compile:\n{message}\nfix the WGSL, or the binding description when it disagrees with the WGSL (graph! checks both at compile time; hand-built kernels are only checked here)"
     )]
     KernelCompileFailed {
         /// The kernel's label.
@@ -50,9 +50,7 @@ pub enum BackendError {
         reason: String,
     },
     /// A node's bindings do not match its kernel.
-    #[error(
-        "node `{node}` does not match kernel `{kernel}`: {reason}; bind every binding the kernel declares, and only those"
-    )]
+    #[error("node `{node}` does not match kernel `{kernel}`: {reason}")]
     BindingMismatch {
         /// The node's label.
         node: String,
@@ -117,7 +115,7 @@ pub enum BackendError {
     },
     /// A buffer would be larger than the device allows in one binding.
     #[error(
-        "`{buffer}` needs {bytes} bytes but this device binds at most {max} bytes per storage buffer; split the problem, or open the Gpu with higher limits"
+        "`{buffer}` needs {bytes} bytes but this device binds at most {max} bytes per buffer; split the problem into smaller runs (a Gpu opened with `GpuOptions::with_default_limits` has lower limits than the adapter's own)"
     )]
     BufferTooLarge {
         /// The buffer's name.
@@ -135,7 +133,7 @@ pub enum BackendError {
     },
     /// A grid needs more workgroups than three folded dimensions allow.
     #[error(
-        "node `{node}` needs {workgroups} workgroups, more than a {max}×{max}×{max} grid holds; split the problem or use a larger workgroup size"
+        "node `{node}` needs a grid of {workgroups} workgroups, which does not fit {max} workgroups per dimension (invocation counts are folded into x, y and z); split the problem or use a larger workgroup size"
     )]
     GridTooLarge {
         /// The node's label.

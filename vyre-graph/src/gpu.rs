@@ -130,7 +130,11 @@ pub struct AdapterSummary {
 
 impl std::fmt::Display for AdapterSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({:?}, {:?}", self.name, self.backend, self.device_type)?;
+        write!(
+            f,
+            "{} ({:?}, {:?}",
+            self.name, self.backend, self.device_type
+        )?;
         if !self.driver.is_empty() {
             write!(f, ", {}", self.driver)?;
         }
@@ -196,7 +200,8 @@ impl Gpu {
     /// # Errors
     /// As [`Gpu::new`].
     pub async fn new_async(options: GpuOptions) -> Result<Self> {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = pick_adapter(&instance, &options).await?;
         let info = adapter.get_info();
         let summary = AdapterSummary {
@@ -318,7 +323,10 @@ impl Gpu {
         self.inner.device.create_buffer(desc)
     }
 
-    pub(crate) fn create_bind_group(&self, desc: &wgpu::BindGroupDescriptor<'_>) -> wgpu::BindGroup {
+    pub(crate) fn create_bind_group(
+        &self,
+        desc: &wgpu::BindGroupDescriptor<'_>,
+    ) -> wgpu::BindGroup {
         self.inner
             .counters
             .bind_groups_created
@@ -393,8 +401,7 @@ async fn pick_adapter(instance: &wgpu::Instance, options: &GpuOptions) -> Result
                 ),
             });
     }
-    let power_preference =
-        wgpu::PowerPreference::from_env().unwrap_or(options.power_preference);
+    let power_preference = wgpu::PowerPreference::from_env().unwrap_or(options.power_preference);
     instance
         .request_adapter(&wgpu::RequestAdapterOptions {
             power_preference,

@@ -170,7 +170,15 @@ impl Graph {
             .iter()
             .map(|(k, o)| build_pipeline(gpu, &spec.kernels[*k], &layouts[*k], o))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Self::assemble(gpu, spec, analysis, layouts, pipelines, node_pipeline, capacity))
+        Ok(Self::assemble(
+            gpu,
+            spec,
+            analysis,
+            layouts,
+            pipelines,
+            node_pipeline,
+            capacity,
+        ))
     }
 
     pub(crate) fn assemble(
@@ -368,7 +376,7 @@ impl Graph {
 
 pub(crate) fn checked_element_count(name: &str, bytes: u64, element_size: u32) -> Result<u64> {
     let size = u64::from(element_size.max(1));
-    if bytes % size != 0 {
+    if !bytes.is_multiple_of(size) {
         return Err(BackendError::MisalignedInput {
             buffer: name.to_string(),
             len: bytes,
@@ -377,7 +385,6 @@ pub(crate) fn checked_element_count(name: &str, bytes: u64, element_size: u32) -
     }
     Ok(bytes / size)
 }
-
 
 /// The buffer uses of a node, from its kernel's reflected access.
 pub(crate) fn node_uses(spec: &GraphSpec, node: &NodeSpec) -> Vec<Use> {
@@ -468,7 +475,7 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
                 .find(|b| b.group == nb.group && b.binding == nb.binding)
             else {
                 return Err(mismatch(format!(
-                    "group {}, binding {} is not declared by the kernel, which declares: {}",
+                    "group {}, binding {} is not declared by the kernel, which declares: {}; bind only those",
                     nb.group,
                     nb.binding,
                     declared()
@@ -478,11 +485,14 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
                 .iter()
                 .any(|o| o.group == nb.group && o.binding == nb.binding)
             {
-                return Err(mismatch(format!("`{}` is bound twice", b.name)));
+                return Err(mismatch(format!(
+                    "`{}` is bound twice; bind each of the kernel's bindings once",
+                    b.name
+                )));
             }
             let Some(buffer) = spec.buffers.get(nb.buffer) else {
                 return Err(mismatch(format!(
-                    "`{}` is bound to buffer {} but the graph has {} buffers",
+                    "`{}` is bound to buffer {} but the graph has {} buffers; use an index into `GraphSpec::buffers`",
                     b.name,
                     nb.buffer,
                     spec.buffers.len()
@@ -496,23 +506,28 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
                     b.name,
                     b.kind.wgsl(),
                     buffer.name,
-                    if uniform_buffer { "a uniform buffer" } else { "a storage buffer" }
+                    if uniform_buffer {
+                        "a uniform buffer"
+                    } else {
+                        "a storage buffer"
+                    }
                 )));
             }
             if b.element_size != buffer.element_size {
                 return Err(mismatch(format!(
-                    "`{}` has {}-byte elements but buffer `{}` has {}-byte elements",
+                    "`{}` has {}-byte elements but buffer `{}` has {}-byte elements; declare the buffer with the kernel's element type",
                     b.name, b.element_size, buffer.name, buffer.element_size
                 )));
             }
         }
-        if let Some(missing) = kernel
-            .bindings
-            .iter()
-            .find(|b| !node.bindings.iter().any(|nb| nb.group == b.group && nb.binding == b.binding))
-        {
+        if let Some(missing) = kernel.bindings.iter().find(|b| {
+            !node
+                .bindings
+                .iter()
+                .any(|nb| nb.group == b.group && nb.binding == b.binding)
+        }) {
             return Err(mismatch(format!(
-                "`{}` is not bound; the kernel declares: {}",
+                "`{}` is not bound; bind every binding the kernel declares: {}",
                 missing.name,
                 declared()
             )));
@@ -527,10 +542,12 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
         let reason = match *problem {
             Problem::Unused { .. } => continue,
             Problem::WritesReadOnly { node: n, buffer: b } => format!(
-                "node `{}` writes `{}`, which is read-only ({:?}); declare it as an inout or intermediate buffer",
+                "node `{}` writes `{}`, which is read-only ({}); declare it as an inout or intermediate buffer",
                 node(n),
                 buffer(b),
-                classes.get(b)
+                classes
+                    .get(b)
+                    .map_or_else(|| "?".to_string(), |c| format!("{c:?}"))
             ),
             Problem::ReadBeforeWrite { node: n, buffer: b } => format!(
                 "node `{}` reads `{}` before any node writes it; write it first or make it an input",

@@ -39,10 +39,10 @@ mod resource;
 pub mod spec;
 
 pub use config::DispatchConfig;
+pub use describe::Description;
 pub use dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
 pub use error::{BackendError, DRIVER_SETUP_HINT, Result};
 pub use gpu::{AdapterSummary, Gpu, GpuCounters, GpuOptions};
-pub use describe::Description;
 pub use graph::{Graph, RunReport};
 pub use pipeline::WgpuPipeline;
 pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};

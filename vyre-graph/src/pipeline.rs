@@ -189,7 +189,11 @@ impl WgpuPipeline {
     ///
     /// # Errors
     /// As [`WgpuPipeline::new`].
-    pub fn with_overrides(gpu: &Gpu, kernel: KernelSpec, overrides: &[OverrideValue]) -> Result<Self> {
+    pub fn with_overrides(
+        gpu: &Gpu,
+        kernel: KernelSpec,
+        overrides: &[OverrideValue],
+    ) -> Result<Self> {
         let layout = KernelLayout::new(gpu, &kernel)?;
         let pipeline = build_pipeline(gpu, &kernel, &layout, overrides)?;
         Ok(WgpuPipeline {
@@ -233,8 +237,10 @@ impl WgpuPipeline {
 
 impl BindingSpec {
     /// A binding description for hand-built kernels: a buffer of
-    /// `element_size`-byte elements, no minimum size, access taken from the
-    /// kind (read-write storage counts as read and write).
+    /// `element_size`-byte elements and no minimum size. A read-only or
+    /// uniform binding is read; a read-write binding is taken as **written**
+    /// (an output): for a kernel that updates a buffer in place, call
+    /// [`BindingSpec::with_access`] with [`Access::ReadWrite`](crate::spec::Access).
     #[must_use]
     pub fn storage(
         name: &'static str,
@@ -252,10 +258,17 @@ impl BindingSpec {
             element_size,
             min_binding_size: 0,
             access: match kind {
-                BindingKind::ReadWriteStorage => Access::ReadWrite,
+                BindingKind::ReadWriteStorage => Access::Write,
                 _ => Access::Read,
             },
             wgsl_type: std::borrow::Cow::Borrowed(""),
         }
+    }
+
+    /// The same binding with what the kernel does with it set explicitly.
+    #[must_use]
+    pub fn with_access(mut self, access: crate::spec::Access) -> Self {
+        self.access = access;
+        self
     }
 }

@@ -8,7 +8,8 @@ use smallvec::SmallVec;
 use crate::error::{BackendError, Result};
 use crate::gpu::Gpu;
 
-type MapResults = Arc<Mutex<SmallVec<[Option<std::result::Result<(), wgpu::BufferAsyncError>>; 4]>>>;
+type MapResults =
+    Arc<Mutex<SmallVec<[Option<std::result::Result<(), wgpu::BufferAsyncError>>; 4]>>>;
 
 /// Map the first `dst.len()` bytes of each staging buffer after
 /// `submission` completes, copy them into `dst`, and unmap. One wait for all.
@@ -33,25 +34,24 @@ pub(crate) fn map_and_copy(
             });
     }
     gpu.wait(submission, timeout)?;
-    {
-        let slots = results.lock().map_err(|_| BackendError::ReadbackFailed {
-            reason: "a map callback panicked".into(),
-        })?;
-        for slot in slots.iter() {
-            match slot {
-                Some(Ok(())) => {}
-                Some(Err(e)) => {
-                    return Err(BackendError::ReadbackFailed {
-                        reason: e.to_string(),
-                    });
-                }
-                None => {
-                    return Err(BackendError::ReadbackFailed {
-                        reason: "the buffer was not mapped after the wait".into(),
-                    });
+    let failure = match results.lock() {
+        Err(_) => Some("a map callback panicked".to_string()),
+        Ok(slots) => slots.iter().find_map(|slot| match slot {
+            Some(Ok(())) => None,
+            Some(Err(e)) => Some(e.to_string()),
+            None => Some("the buffer was not mapped after the wait".to_string()),
+        }),
+    };
+    if let Some(reason) = failure {
+        // Leave no buffer mapped, so the next run can map it again.
+        if let Ok(slots) = results.lock() {
+            for ((buffer, _), slot) in targets.iter().zip(slots.iter()) {
+                if matches!(slot, Some(Ok(()))) {
+                    buffer.unmap();
                 }
             }
         }
+        return Err(BackendError::ReadbackFailed { reason });
     }
     let mut total = 0u64;
     for (buffer, dst) in targets.iter_mut() {

@@ -93,13 +93,12 @@ fn size(graph: &Graph, n: u64, config: &DispatchConfig) -> Result<Sizing> {
     let mut bytes = Vec::with_capacity(graph.spec.buffers.len());
     for b in graph.spec.buffers.iter() {
         let logical = b.bytes(n);
-        let (max, what) = if b.class == BufferClass::Uniform {
-            (u64::from(limits.max_uniform_buffer_binding_size), "uniform")
+        let max = if b.class == BufferClass::Uniform {
+            limits.max_uniform_buffer_binding_size
         } else {
-            (
-                u64::from(limits.max_storage_buffer_binding_size).min(limits.max_buffer_size),
-                "storage",
-            )
+            limits
+                .max_storage_buffer_binding_size
+                .min(limits.max_buffer_size)
         };
         if logical == 0 {
             return Err(BackendError::InvalidProblemSize {
@@ -110,7 +109,6 @@ fn size(graph: &Graph, n: u64, config: &DispatchConfig) -> Result<Sizing> {
             });
         }
         if round4(logical) > max {
-            let _ = what;
             return Err(BackendError::BufferTooLarge {
                 buffer: b.name.to_string(),
                 bytes: logical,
@@ -119,11 +117,18 @@ fn size(graph: &Graph, n: u64, config: &DispatchConfig) -> Result<Sizing> {
         }
         bytes.push(logical);
     }
+    // The plan is cached and reused by later runs: plan the nodes' own grids,
+    // never this run's overrides (`run` computes those for its run only).
+    let planned = DispatchConfig {
+        grid_override: None,
+        workgroup_override: None,
+        ..config.clone()
+    };
     let mut grids = Vec::with_capacity(graph.spec.nodes.len());
     let mut worker_groups = 0u64;
     let mut workgroup_size_x = 1;
     for node in 0..graph.spec.nodes.len() {
-        let grid = node_grid(graph, node, n, config)?;
+        let grid = node_grid(graph, node, n, &planned)?;
         let total = grid.iter().map(|&d| u64::from(d)).product::<u64>();
         if total > worker_groups {
             worker_groups = total;
@@ -175,7 +180,9 @@ fn usage_of(class: BufferClass) -> wgpu::BufferUsages {
     match class {
         BufferClass::Uniform => wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         _ => {
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC
+            wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC
         }
     }
 }
@@ -281,7 +288,11 @@ impl LaunchPlan {
         }
         self.bound_handles[b] = handle.cloned();
         for node in 0..graph.spec.nodes.len() {
-            if graph.spec.nodes[node].bindings.iter().any(|nb| nb.buffer == b) {
+            if graph.spec.nodes[node]
+                .bindings
+                .iter()
+                .any(|nb| nb.buffer == b)
+            {
                 self.bind_groups[node] = self.make_bind_groups(graph, node);
             }
         }
@@ -296,9 +307,12 @@ fn with_plan<T>(
     config: &DispatchConfig,
     f: impl FnOnce(&mut LaunchPlan, bool, usize) -> Result<T>,
 ) -> Result<T> {
-    let mut cache = graph.cache.lock().map_err(|_| BackendError::DispatchFailed {
-        reason: "a previous run panicked while holding the plan cache".into(),
-    })?;
+    let mut cache = graph
+        .cache
+        .lock()
+        .map_err(|_| BackendError::DispatchFailed {
+            reason: "a previous run panicked while holding the plan cache".into(),
+        })?;
     let budget = config.device_memory_budget_bytes;
     if let Some(plan) = cache.get_mut(n) {
         if budget != plan.plan.device_memory_budget_bytes {
@@ -306,9 +320,11 @@ fn with_plan<T>(
         }
         check_budget(&plan.plan)?;
         let entries = cache.len();
-        let plan = cache.get_mut(n).ok_or_else(|| BackendError::DispatchFailed {
-            reason: "plan vanished from the cache".into(),
-        })?;
+        let plan = cache
+            .get_mut(n)
+            .ok_or_else(|| BackendError::DispatchFailed {
+                reason: "plan vanished from the cache".into(),
+            })?;
         return f(plan, true, entries);
     }
     let sizing = size(graph, n, config)?;
@@ -325,18 +341,30 @@ fn with_plan<T>(
     // Evicted plans are dropped here, which frees their device buffers.
     drop(cache.insert(n, launch));
     let entries = cache.len();
-    let plan = cache.get_mut(n).ok_or_else(|| BackendError::DispatchFailed {
-        reason: "plan vanished from the cache".into(),
-    })?;
+    let plan = cache
+        .get_mut(n)
+        .ok_or_else(|| BackendError::DispatchFailed {
+            reason: "plan vanished from the cache".into(),
+        })?;
     f(plan, false, entries)
 }
 
-pub(crate) fn plan_only(graph: &Graph, n: u64, config: &DispatchConfig) -> Result<BatchDispatchPlan> {
+pub(crate) fn plan_only(
+    graph: &Graph,
+    n: u64,
+    config: &DispatchConfig,
+) -> Result<BatchDispatchPlan> {
     with_plan(graph, n, config, |plan, _, _| Ok(plan.plan))
 }
 
 /// Check the feeds and sinks that do not depend on the plan.
-fn check_io(graph: &Graph, n: u64, feeds: &[Feed<'_>], sinks: &[Sink<'_>], config: &DispatchConfig) -> Result<()> {
+fn check_io(
+    graph: &Graph,
+    n: u64,
+    feeds: &[Feed<'_>],
+    sinks: &[Sink<'_>],
+    config: &DispatchConfig,
+) -> Result<()> {
     graph.check_feed_count(feeds.len())?;
     if sinks.len() != graph.host_outputs.len() {
         return Err(BackendError::OutputCountMismatch {
@@ -411,18 +439,19 @@ pub(crate) fn run(
     config: &DispatchConfig,
 ) -> Result<RunReport> {
     check_io(graph, n, feeds, sinks, config)?;
+    // Grids that the config overrides are computed for this run only, and
+    // checked before anything is planned or allocated.
+    let override_grids: Option<Vec<[u32; 3]>> =
+        if config.grid_override.is_some() || config.workgroup_override.is_some() {
+            Some(
+                (0..graph.spec.nodes.len())
+                    .map(|node| node_grid(graph, node, n, config))
+                    .collect::<Result<_>>()?,
+            )
+        } else {
+            None
+        };
     with_plan(graph, n, config, |plan, cache_hit, cache_entries| {
-        // Grids that the config overrides are computed for this run only.
-        let override_grids: Option<Vec<[u32; 3]>> =
-            if config.grid_override.is_some() || config.workgroup_override.is_some() {
-                Some(
-                    (0..graph.spec.nodes.len())
-                        .map(|node| node_grid(graph, node, n, config))
-                        .collect::<Result<_>>()?,
-                )
-            } else {
-                None
-            };
         let mut report = RunReport {
             n,
             plan: plan.plan,
@@ -441,7 +470,9 @@ pub(crate) fn run(
         for (feed, &b) in feeds.iter().zip(&graph.host_inputs) {
             let class = graph.spec.buffers[b].class;
             match feed {
-                Feed::Device(h) if class == BufferClass::Input => plan.bind_input(graph, b, Some(h)),
+                Feed::Device(h) if class == BufferClass::Input => {
+                    plan.bind_input(graph, b, Some(h))
+                }
                 Feed::Device(h) => {
                     plan.bind_input(graph, b, None);
                     copies.push((b, h));
@@ -459,7 +490,13 @@ pub(crate) fn run(
             .device()
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
         for &(b, h) in &copies {
-            encoder.copy_buffer_to_buffer(h.buffer(), 0, plan.buffer_of(graph, b), 0, round4(plan.bytes[b]));
+            encoder.copy_buffer_to_buffer(
+                h.buffer(),
+                0,
+                plan.buffer_of(graph, b),
+                0,
+                round4(plan.bytes[b]),
+            );
         }
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {

@@ -150,7 +150,9 @@ impl GpuBufferHandle {
         });
         let mut encoder = gpu
             .device()
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("vyre readback") });
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("vyre readback"),
+            });
         encoder.copy_buffer_to_buffer(self.buffer(), 0, &staging, 0, self.size());
         let index = gpu.submit(encoder.finish());
         let mut out = vec![0u8; self.size() as usize];

@@ -97,18 +97,30 @@ pub struct Extent {
 
 impl Extent {
     /// Exactly `n`.
-    pub const N: Extent = Extent { mul: 1, div: 1, add: 0 };
+    pub const N: Extent = Extent {
+        mul: 1,
+        div: 1,
+        add: 0,
+    };
 
     /// A size that does not depend on `n`.
     #[must_use]
     pub const fn constant(value: u64) -> Self {
-        Extent { mul: 0, div: 1, add: value }
+        Extent {
+            mul: 0,
+            div: 1,
+            add: value,
+        }
     }
 
     /// `ceil(n * mul / div) + add`. A `div` of 0 is read as 1.
     #[must_use]
     pub const fn scaled(mul: u64, div: u64, add: u64) -> Self {
-        Extent { mul, div: if div == 0 { 1 } else { div }, add }
+        Extent {
+            mul,
+            div: if div == 0 { 1 } else { div },
+            add,
+        }
     }
 
     /// Evaluate for problem size `n`, saturating instead of overflowing.
@@ -118,7 +130,11 @@ impl Extent {
         let scaled = (n as u128) * (self.mul as u128);
         let q = scaled.div_ceil(div as u128);
         let v = q + self.add as u128;
-        if v > u64::MAX as u128 { u64::MAX } else { v as u64 }
+        if v > u64::MAX as u128 {
+            u64::MAX
+        } else {
+            v as u64
+        }
     }
 
     /// Whether the value depends on `n`.
@@ -132,7 +148,7 @@ impl Extent {
     /// problem size from an input's length.
     #[must_use]
     pub const fn solve(&self, len: u64) -> Option<u64> {
-        if self.mul == 0 || self.div != 1 || self.add != 0 || len % self.mul != 0 {
+        if self.mul == 0 || self.div != 1 || self.add != 0 || !len.is_multiple_of(self.mul) {
             return None;
         }
         Some(len / self.mul)
@@ -178,7 +194,9 @@ impl BufferSpec {
     /// Bytes for problem size `n` (saturating).
     #[must_use]
     pub fn bytes(&self, n: u64) -> u64 {
-        self.len.eval(n).saturating_mul(u64::from(self.element_size))
+        self.len
+            .eval(n)
+            .saturating_mul(u64::from(self.element_size))
     }
 }
 

@@ -1,0 +1,932 @@
+//! One test per kind of bad input: the exact `BackendError` variant, a
+//! message that ends with what to do, and, for errors raised by a run,
+//! nothing submitted (and, for planning errors, nothing allocated).
+
+mod common;
+
+use common::*;
+use vyre_graph::spec::{BufferClass, DispatchSize, Extent, GraphSpec};
+use vyre_graph::{
+    BackendError, DispatchConfig, Feed, Gpu, GpuBufferHandle, GpuCounters, GpuDispatchGraph,
+    GpuResource, Graph, Sink, WgpuPipeline,
+};
+
+/// `x -> y` with `y = x * 3 + 1`.
+fn one_step() -> GraphSpec {
+    graph_spec(
+        "one_step",
+        vec![unary("mul3_add1", MUL3_ADD1)],
+        vec![
+            buffer("x", BufferClass::Input, 4, Extent::N),
+            buffer("y", BufferClass::Output, 4, Extent::N),
+        ],
+        vec![node("scale", 0, &[(0, 0, 0), (0, 1, 1)], OVER_N)],
+    )
+}
+
+fn one_step_graph(gpu: &Gpu) -> Graph {
+    Graph::new(gpu, one_step()).expect("graph")
+}
+
+/// Assert that the message ends with `advice` and return it.
+fn message_ends_with(err: &BackendError, advice: &str) -> String {
+    let message = err.to_string();
+    assert!(
+        message.ends_with(advice),
+        "message {message:?} does not end with {advice:?}"
+    );
+    message
+}
+
+/// Nothing reached the queue since `before`.
+fn nothing_submitted(gpu: &Gpu, before: &GpuCounters) {
+    let delta = gpu.counters().since(before);
+    assert_eq!(
+        delta.submissions, 0,
+        "a failed run submitted work: {delta:?}"
+    );
+}
+
+/// Nothing reached the queue and nothing was allocated or uploaded since `before`.
+fn nothing_done(gpu: &Gpu, before: &GpuCounters) {
+    let delta = gpu.counters().since(before);
+    assert_eq!(delta.submissions, 0, "{delta:?}");
+    assert_eq!(delta.buffers_created, 0, "{delta:?}");
+    assert_eq!(delta.bind_groups_created, 0, "{delta:?}");
+    assert_eq!(delta.bytes_uploaded, 0, "{delta:?}");
+}
+
+fn run(graph: &Graph, n: u64, feeds: &[Feed<'_>], sinks: &mut [Sink<'_>]) -> BackendError {
+    graph
+        .run(n, feeds, sinks, &DispatchConfig::default())
+        .expect_err("the run should fail")
+}
+
+#[test]
+fn input_not_a_multiple_of_the_element_size() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = one_step_graph(&gpu);
+    let x = vec![0u8; 4001];
+    let mut y = vec![0u32; 1000];
+    let before = gpu.counters();
+    let err = run(
+        &graph,
+        1000,
+        &[Feed::Host(&x)],
+        &mut [Sink::Host(bytes_mut(&mut y))],
+    );
+    assert!(
+        matches!(&err, BackendError::MisalignedInput { buffer, len: 4001, element_size: 4 } if buffer == "x"),
+        "{err:?}"
+    );
+    message_ends_with(
+        &err,
+        "not a multiple of its 4-byte element; pass whole elements",
+    );
+    nothing_done(&gpu, &before);
+
+    let err = graph
+        .infer_problem_size(&[Feed::Host(&x)])
+        .expect_err("misaligned");
+    assert!(
+        matches!(err, BackendError::MisalignedInput { len: 4001, .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn input_larger_than_the_storage_binding_limit() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = one_step_graph(&gpu);
+    let max = gpu
+        .limits()
+        .max_storage_buffer_binding_size
+        .min(gpu.limits().max_buffer_size);
+    let n = max / 4 + 1;
+    // Zeroed and never written: the allocation stays virtual, and the run
+    // must refuse it before uploading anything.
+    let x = vec![0u8; usize::try_from(n * 4).expect("fits usize")];
+    let before = gpu.counters();
+    let err = run(&graph, n, &[Feed::Host(&x)], &mut [Sink::Skip]);
+    assert!(
+        matches!(&err, BackendError::BufferTooLarge { buffer, bytes, max: m } if buffer == "x" && *bytes == n * 4 && *m == max),
+        "{err:?}"
+    );
+    message_ends_with(
+        &err,
+        "(a Gpu opened with `GpuOptions::with_default_limits` has lower limits than the adapter's own)",
+    );
+    nothing_done(&gpu, &before);
+    drop(x);
+
+    // A small input whose graph plans a huge intermediate is refused too.
+    let spec = graph_with_huge_intermediate();
+    let graph = Graph::new(&gpu, spec).expect("graph");
+    let x = data(100, 1);
+    let mut y = vec![0u32; 100];
+    let before = gpu.counters();
+    let err = run(
+        &graph,
+        100,
+        &[Feed::Host(bytes(&x))],
+        &mut [Sink::Host(bytes_mut(&mut y))],
+    );
+    assert!(
+        matches!(&err, BackendError::BufferTooLarge { buffer, bytes, .. } if buffer == "huge" && *bytes == 4 << 40),
+        "{err:?}"
+    );
+    nothing_done(&gpu, &before);
+    let err = graph
+        .plan(100, &DispatchConfig::default())
+        .expect_err("plan");
+    assert!(
+        matches!(err, BackendError::BufferTooLarge { .. }),
+        "{err:?}"
+    );
+    assert_eq!(graph.cached_plans(), 0);
+}
+
+fn graph_with_huge_intermediate() -> GraphSpec {
+    graph_spec(
+        "huge_intermediate",
+        vec![
+            unary("mul3_add1", MUL3_ADD1),
+            unary("xor_shift3", XOR_SHIFT3),
+        ],
+        vec![
+            buffer("x", BufferClass::Input, 4, Extent::N),
+            buffer(
+                "huge",
+                BufferClass::Intermediate,
+                4,
+                Extent::constant(1 << 40),
+            ),
+            buffer("y", BufferClass::Output, 4, Extent::N),
+        ],
+        vec![
+            node("fill", 0, &[(0, 0, 0), (0, 1, 1)], OVER_N),
+            node("drain", 1, &[(0, 0, 1), (0, 1, 2)], OVER_N),
+        ],
+    )
+}
+
+#[test]
+fn input_and_output_lengths_must_match_the_plan() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = one_step_graph(&gpu);
+    let x = data(999, 2);
+    let mut y = vec![0u32; 1000];
+    let before = gpu.counters();
+    let err = run(
+        &graph,
+        1000,
+        &[Feed::Host(bytes(&x))],
+        &mut [Sink::Host(bytes_mut(&mut y))],
+    );
+    assert!(
+        matches!(&err, BackendError::LengthMismatch { buffer, n: 1000, expected: 4000, actual: 3996 } if buffer == "x"),
+        "{err:?}"
+    );
+    message_ends_with(&err, "but has 3996; size it as the graph declares");
+    nothing_done(&gpu, &before);
+
+    let x = data(1000, 3);
+    let mut y = vec![0u32; 1001];
+    let err = run(
+        &graph,
+        1000,
+        &[Feed::Host(bytes(&x))],
+        &mut [Sink::Host(bytes_mut(&mut y))],
+    );
+    assert!(
+        matches!(&err, BackendError::LengthMismatch { buffer, expected: 4000, actual: 4004, .. } if buffer == "y"),
+        "{err:?}"
+    );
+    message_ends_with(&err, "; size it as the graph declares");
+    nothing_done(&gpu, &before);
+}
+
+#[test]
+fn resident_handle_from_another_device() {
+    let _serial = serial();
+    let gpu = gpu();
+    let other = Gpu::new().expect("a second device");
+    assert_ne!(other.id(), gpu.id());
+    let graph = one_step_graph(&gpu);
+    let x = data(256, 4);
+    let foreign = GpuBufferHandle::from_slice(&other, &x).expect("handle");
+    assert_eq!(foreign.gpu_id(), other.id());
+    let mut y = vec![0u32; 256];
+    let before = gpu.counters();
+    let err = run(
+        &graph,
+        256,
+        &[Feed::Device(&foreign)],
+        &mut [Sink::Host(bytes_mut(&mut y))],
+    );
+    assert!(
+        matches!(&err, BackendError::InvalidHandle { buffer, .. } if buffer == "x"),
+        "{err:?}"
+    );
+    let message = message_ends_with(&err, "; pass buffers made by the same Gpu");
+    assert!(message.contains("another device"), "{message}");
+    nothing_done(&gpu, &before);
+
+    // As an output sink too.
+    let foreign_out = GpuBufferHandle::zeroed(&other, 256 * 4).expect("handle");
+    let err = run(
+        &graph,
+        256,
+        &[Feed::Host(bytes(&x))],
+        &mut [Sink::Device(&foreign_out)],
+    );
+    assert!(
+        matches!(&err, BackendError::InvalidHandle { buffer, .. } if buffer == "y"),
+        "{err:?}"
+    );
+    nothing_done(&gpu, &before);
+    let err = foreign.read(&gpu).expect_err("read on the wrong device");
+    assert!(matches!(err, BackendError::InvalidHandle { .. }), "{err:?}");
+}
+
+#[test]
+fn released_or_too_small_resident_handle() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = one_step_graph(&gpu);
+    let x = data(256, 5);
+    let handle = GpuBufferHandle::from_slice(&gpu, &x).expect("handle");
+    let mut y = vec![0u32; 256];
+    // It works while alive, and the plan keeps its bind groups on it...
+    graph
+        .run(
+            256,
+            &[Feed::Device(&handle)],
+            &mut [Sink::Host(bytes_mut(&mut y))],
+            &DispatchConfig::default(),
+        )
+        .expect("run with a live handle");
+    let clone = handle.clone();
+    handle.release();
+    assert!(clone.is_released(), "release frees every clone");
+    // ...but once released it is refused before anything is encoded.
+    let before = gpu.counters();
+    let err = run(
+        &graph,
+        256,
+        &[Feed::Device(&clone)],
+        &mut [Sink::Host(bytes_mut(&mut y))],
+    );
+    assert!(
+        matches!(&err, BackendError::InvalidHandle { buffer, .. } if buffer == "x"),
+        "{err:?}"
+    );
+    message_ends_with(
+        &err,
+        "it was released; keep the handle alive until every run that uses it",
+    );
+    nothing_done(&gpu, &before);
+    let err = clone.read(&gpu).expect_err("read after release");
+    assert!(matches!(err, BackendError::InvalidHandle { .. }), "{err:?}");
+    nothing_submitted(&gpu, &before);
+
+    let small = GpuBufferHandle::zeroed(&gpu, 4).expect("handle");
+    let err = run(
+        &graph,
+        256,
+        &[Feed::Device(&small)],
+        &mut [Sink::Host(bytes_mut(&mut y))],
+    );
+    assert!(matches!(err, BackendError::InvalidHandle { .. }), "{err:?}");
+    let message = message_ends_with(&err, "; make it with the size the graph declares");
+    assert!(
+        message.contains("holds 4 bytes but 1024 are needed"),
+        "{message}"
+    );
+    nothing_submitted(&gpu, &before);
+}
+
+#[test]
+fn problem_size_zero() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = one_step_graph(&gpu);
+    let before = gpu.counters();
+    let err = run(&graph, 0, &[Feed::Host(&[])], &mut [Sink::Host(&mut [])]);
+    assert!(
+        matches!(err, BackendError::InvalidProblemSize { .. }),
+        "{err:?}"
+    );
+    message_ends_with(
+        &err,
+        "asked to run with problem size 0; pass at least one element",
+    );
+    nothing_done(&gpu, &before);
+    let err = graph
+        .plan(0, &DispatchConfig::default())
+        .expect_err("plan 0");
+    assert!(
+        matches!(err, BackendError::InvalidProblemSize { .. }),
+        "{err:?}"
+    );
+
+    let err = graph
+        .infer_problem_size(&[Feed::Host(&[])])
+        .expect_err("empty input");
+    assert!(
+        matches!(err, BackendError::InvalidProblemSize { .. }),
+        "{err:?}"
+    );
+    let message = message_ends_with(&err, "; pass at least one element");
+    assert!(message.contains("input `x` is empty"), "{message}");
+    // A non-empty input does determine it.
+    let x = data(12, 6);
+    assert_eq!(
+        graph
+            .infer_problem_size(&[Feed::Host(bytes(&x))])
+            .expect("n"),
+        12
+    );
+
+    // An input of constant length cannot determine n.
+    let spec = graph_spec(
+        "constant_input",
+        vec![unary("mul3_add1", MUL3_ADD1)],
+        vec![
+            buffer("x", BufferClass::Input, 4, Extent::constant(12)),
+            buffer("y", BufferClass::Output, 4, Extent::constant(12)),
+        ],
+        vec![node(
+            "scale",
+            0,
+            &[(0, 0, 0), (0, 1, 1)],
+            DispatchSize::Invocations(Extent::constant(12)),
+        )],
+    );
+    let constant = Graph::new(&gpu, spec).expect("graph");
+    let err = constant
+        .infer_problem_size(&[Feed::Host(bytes(&x))])
+        .expect_err("not inferable");
+    assert!(
+        matches!(err, BackendError::InvalidProblemSize { .. }),
+        "{err:?}"
+    );
+    message_ends_with(&err, "cannot be inferred; pass n explicitly");
+}
+
+#[test]
+fn grid_that_cannot_be_folded() {
+    let _serial = serial();
+    let gpu = gpu();
+    let spec = graph_spec(
+        "too_many_workgroups",
+        vec![unary("mul3_add1", MUL3_ADD1)],
+        vec![
+            buffer("x", BufferClass::Input, 4, Extent::N),
+            buffer("y", BufferClass::Output, 4, Extent::N),
+        ],
+        vec![node(
+            "huge",
+            0,
+            &[(0, 0, 0), (0, 1, 1)],
+            DispatchSize::Invocations(Extent::constant(u64::MAX / 2)),
+        )],
+    );
+    let graph = Graph::new(&gpu, spec).expect("graph");
+    let max = gpu.limits().max_compute_workgroups_per_dimension;
+    let x = data(100, 7);
+    let mut y = vec![0u32; 100];
+    let before = gpu.counters();
+    let err = run(
+        &graph,
+        100,
+        &[Feed::Host(bytes(&x))],
+        &mut [Sink::Host(bytes_mut(&mut y))],
+    );
+    let workgroups = (u64::MAX / 2).div_ceil(64);
+    assert!(
+        matches!(&err, BackendError::GridTooLarge { node, workgroups: w, max: m } if node == "huge" && *w == workgroups && *m == max),
+        "{err:?}"
+    );
+    message_ends_with(&err, "; split the problem or use a larger workgroup size");
+    nothing_done(&gpu, &before);
+    assert_eq!(graph.cached_plans(), 0);
+
+    // An explicit grid over the per-dimension limit is refused the same way,
+    // before anything is submitted.
+    let graph = one_step_graph(&gpu);
+    let before = gpu.counters();
+    let err = graph
+        .run(
+            100,
+            &[Feed::Host(bytes(&x))],
+            &mut [Sink::Skip],
+            &DispatchConfig::default().with_grid_override([max.saturating_add(1), 1, 1]),
+        )
+        .expect_err("grid override over the limit");
+    assert!(
+        matches!(&err, BackendError::GridTooLarge { node, .. } if node == "scale"),
+        "{err:?}"
+    );
+    nothing_submitted(&gpu, &before);
+}
+
+#[test]
+fn readback_over_max_output_bytes() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = one_step_graph(&gpu);
+    let x = data(1000, 8);
+    let mut y = vec![0u32; 1000];
+    let config = DispatchConfig::default().with_max_output_bytes(100);
+    let before = gpu.counters();
+    let err = graph
+        .run(
+            1000,
+            &[Feed::Host(bytes(&x))],
+            &mut [Sink::Host(bytes_mut(&mut y))],
+            &config,
+        )
+        .expect_err("over the cap");
+    assert!(
+        matches!(
+            err,
+            BackendError::OutputTooLarge {
+                requested: 4000,
+                limit: 100
+            }
+        ),
+        "{err:?}"
+    );
+    message_ends_with(
+        &err,
+        "; raise the limit, read fewer outputs (`Sink::Skip`), or keep them resident",
+    );
+    nothing_done(&gpu, &before);
+
+    // The cap counts only what is read back: the same run with its output
+    // skipped goes through.
+    let before = gpu.counters();
+    graph
+        .run(1000, &[Feed::Host(bytes(&x))], &mut [Sink::Skip], &config)
+        .expect("skipped output");
+    let delta = gpu.counters().since(&before);
+    assert_eq!(delta.submissions, 1);
+    assert_eq!(delta.bytes_read_back, 0);
+}
+
+#[test]
+fn node_binding_the_kernel_does_not_declare() {
+    let _serial = serial();
+    let gpu = gpu();
+    let mut spec = one_step();
+    spec.nodes.to_mut()[0] = node("extra", 0, &[(0, 0, 0), (0, 1, 1), (0, 5, 1)], OVER_N);
+    let before = gpu.counters();
+    let err = Graph::new(&gpu, spec).expect_err("undeclared binding");
+    assert!(
+        matches!(&err, BackendError::BindingMismatch { node, kernel, reason }
+            if node == "extra" && kernel == "mul3_add1" && reason.contains("group 0, binding 5 is not declared")),
+        "{err:?}"
+    );
+    let message = message_ends_with(
+        &err,
+        "; bind only those",
+    );
+    assert!(
+        message.contains("src (group 0, binding 0, var<storage, read>"),
+        "{message}"
+    );
+    assert!(
+        message.contains("dst (group 0, binding 1, var<storage, read_write>"),
+        "{message}"
+    );
+    assert_eq!(
+        gpu.counters().since(&before).pipelines_created,
+        0,
+        "validated before compiling"
+    );
+}
+
+#[test]
+fn node_missing_a_binding() {
+    let _serial = serial();
+    let gpu = gpu();
+    let mut spec = one_step();
+    spec.nodes.to_mut()[0] = node("partial", 0, &[(0, 0, 0)], OVER_N);
+    let err = Graph::new(&gpu, spec).expect_err("missing binding");
+    assert!(
+        matches!(&err, BackendError::BindingMismatch { node, reason, .. }
+            if node == "partial" && reason.starts_with("`dst` is not bound")),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.contains("is not bound; bind every binding the kernel declares: "),
+        "{message}"
+    );
+    assert!(message.contains("src (group 0, binding 0"), "{message}");
+    assert!(message.contains("dst (group 0, binding 1"), "{message}");
+}
+
+#[test]
+fn wrong_input_count() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = one_step_graph(&gpu);
+    let x = data(10, 9);
+    let mut y = vec![0u32; 10];
+    let before = gpu.counters();
+    let err = run(
+        &graph,
+        10,
+        &[Feed::Host(bytes(&x)), Feed::Host(bytes(&x))],
+        &mut [Sink::Host(bytes_mut(&mut y))],
+    );
+    assert!(
+        matches!(&err, BackendError::InputCountMismatch { expected: 1, given: 2, names, .. } if names == "x"),
+        "{err:?}"
+    );
+    message_ends_with(&err, "; pass them in declaration order");
+    nothing_done(&gpu, &before);
+    let err = graph.infer_problem_size(&[]).expect_err("no inputs");
+    assert!(
+        matches!(err, BackendError::InputCountMismatch { given: 0, .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn wrong_sink_count() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = one_step_graph(&gpu);
+    let x = data(10, 10);
+    let mut y = vec![0u32; 10];
+    let before = gpu.counters();
+    let err = run(&graph, 10, &[Feed::Host(bytes(&x))], &mut []);
+    assert!(
+        matches!(&err, BackendError::OutputCountMismatch { expected: 1, given: 0, names, .. } if names == "y"),
+        "{err:?}"
+    );
+    message_ends_with(&err, "(`Sink::Skip` for outputs you do not need)");
+    let err = run(
+        &graph,
+        10,
+        &[Feed::Host(bytes(&x))],
+        &mut [Sink::Host(bytes_mut(&mut y)), Sink::Skip],
+    );
+    assert!(
+        matches!(err, BackendError::OutputCountMismatch { given: 2, .. }),
+        "{err:?}"
+    );
+    nothing_done(&gpu, &before);
+}
+
+#[test]
+fn plan_over_the_device_memory_budget() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = one_step_graph(&gpu);
+    let x = data(1000, 11);
+    let mut y = vec![0u32; 1000];
+    let budget = DispatchConfig::default().with_device_memory_budget_bytes(1024);
+    let before = gpu.counters();
+    let err = graph
+        .run(
+            1000,
+            &[Feed::Host(bytes(&x))],
+            &mut [Sink::Host(bytes_mut(&mut y))],
+            &budget,
+        )
+        .expect_err("over budget");
+    // x, y and y's readback buffer: 3 × 4000 bytes.
+    assert!(
+        matches!(
+            err,
+            BackendError::DeviceOutOfMemory {
+                requested: 12_000,
+                available: 1024
+            }
+        ),
+        "{err:?}"
+    );
+    message_ends_with(
+        &err,
+        "; raise `device_memory_budget_bytes` or shrink the problem",
+    );
+    nothing_done(&gpu, &before);
+    assert_eq!(graph.cached_plans(), 0, "nothing allocated, nothing cached");
+
+    // A plan already cached is held to the budget of each run.
+    graph
+        .run(
+            1000,
+            &[Feed::Host(bytes(&x))],
+            &mut [Sink::Host(bytes_mut(&mut y))],
+            &DispatchConfig::default(),
+        )
+        .expect("unbounded run");
+    let before = gpu.counters();
+    let err = graph
+        .run(
+            1000,
+            &[Feed::Host(bytes(&x))],
+            &mut [Sink::Host(bytes_mut(&mut y))],
+            &budget,
+        )
+        .expect_err("cached plan over budget");
+    assert!(
+        matches!(
+            err,
+            BackendError::DeviceOutOfMemory {
+                requested: 12_000,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    nothing_done(&gpu, &before);
+    let err = graph.plan(1000, &budget).expect_err("plan over budget");
+    assert!(
+        matches!(err, BackendError::DeviceOutOfMemory { .. }),
+        "{err:?}"
+    );
+    // A budget that fits runs.
+    let fits = DispatchConfig::default().with_device_memory_budget_bytes(12_000);
+    graph
+        .run(
+            1000,
+            &[Feed::Host(bytes(&x))],
+            &mut [Sink::Host(bytes_mut(&mut y))],
+            &fits,
+        )
+        .expect("run within budget");
+}
+
+const BROKEN_WGSL: &str = "
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    dst[g.x] = src[g.x] * ;
+}
+";
+
+const FIX_THE_WGSL: &str = "fix the WGSL, or the binding description when it disagrees with the WGSL (graph! checks both at compile time; hand-built kernels are only checked here)";
+
+#[test]
+fn broken_wgsl_is_an_error_not_a_panic() {
+    let _serial = serial();
+    let gpu = gpu();
+    let mut spec = one_step();
+    spec.kernels.to_mut()[0] = unary("broken", BROKEN_WGSL);
+    let err = Graph::new(&gpu, spec).expect_err("broken WGSL");
+    assert!(
+        matches!(&err, BackendError::KernelCompileFailed { kernel, message } if kernel == "broken" && !message.is_empty()),
+        "{err:?}"
+    );
+    message_ends_with(&err, FIX_THE_WGSL);
+
+    let err = WgpuPipeline::new(&gpu, unary("broken", BROKEN_WGSL)).expect_err("broken WGSL");
+    assert!(
+        matches!(err, BackendError::KernelCompileFailed { .. }),
+        "{err:?}"
+    );
+
+    // The device is still usable afterwards.
+    let graph = one_step_graph(&gpu);
+    let x = data(100, 12);
+    let mut y = vec![0u32; 100];
+    graph
+        .run(
+            100,
+            &[Feed::Host(bytes(&x))],
+            &mut [Sink::Host(bytes_mut(&mut y))],
+            &DispatchConfig::default(),
+        )
+        .expect("run after a compile failure");
+    assert_same(
+        &y,
+        &x.iter().map(|&v| mul3_add1(v)).collect::<Vec<_>>(),
+        "after failure",
+    );
+}
+
+/// Declares `src` as `read_write`, where the description says read-only.
+const SRC_READ_WRITE: &str = "
+@group(0) @binding(0) var<storage, read_write> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    if g.x < arrayLength(&dst) { dst[g.x] = src[g.x]; }
+}
+";
+
+#[test]
+fn binding_description_that_disagrees_with_the_wgsl() {
+    let _serial = serial();
+    let gpu = gpu();
+    // The description says `src` is read-only; the WGSL declares it read_write.
+    let mut spec = one_step();
+    spec.kernels.to_mut()[0] = unary("lying", SRC_READ_WRITE);
+    let err = Graph::new(&gpu, spec).expect_err("access mismatch");
+    assert!(
+        matches!(&err, BackendError::KernelCompileFailed { kernel, .. } if kernel == "lying"),
+        "{err:?}"
+    );
+    message_ends_with(&err, FIX_THE_WGSL);
+
+    // The description puts `dst` at binding 2; the WGSL at binding 1.
+    let mut spec = one_step();
+    spec.kernels.to_mut()[0] = kernel(
+        "moved",
+        MUL3_ADD1,
+        [64, 1, 1],
+        &[read("src", 0, 0, 4), write("dst", 0, 2, 4)],
+    );
+    spec.nodes.to_mut()[0] = node("scale", 0, &[(0, 0, 0), (0, 2, 1)], OVER_N);
+    let err = Graph::new(&gpu, spec).expect_err("binding mismatch");
+    assert!(
+        matches!(&err, BackendError::KernelCompileFailed { kernel, .. } if kernel == "moved"),
+        "{err:?}"
+    );
+
+    // The description names an entry point the WGSL does not have.
+    let mut missing_entry = unary("no_entry", MUL3_ADD1);
+    missing_entry.entry_point = "nope".into();
+    let err = WgpuPipeline::new(&gpu, missing_entry).expect_err("no such entry point");
+    assert!(
+        matches!(err, BackendError::KernelCompileFailed { .. }),
+        "{err:?}"
+    );
+
+    // A uniform binding described as storage.
+    let mut spec = one_step();
+    spec.kernels.to_mut()[0] = kernel(
+        "uniform_as_storage",
+        AFFINE_UNIFORM,
+        [64, 1, 1],
+        &[
+            read("src", 0, 0, 4),
+            read("params", 0, 1, 16),
+            write("dst", 0, 2, 4),
+        ],
+    );
+    spec.buffers
+        .to_mut()
+        .push(buffer("p", BufferClass::Input, 16, Extent::constant(1)));
+    spec.nodes.to_mut()[0] = node("affine", 0, &[(0, 0, 0), (0, 1, 2), (0, 2, 1)], OVER_N);
+    let err = Graph::new(&gpu, spec).expect_err("uniform described as storage");
+    assert!(
+        matches!(&err, BackendError::KernelCompileFailed { kernel, .. } if kernel == "uniform_as_storage"),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn node_writing_an_input_buffer() {
+    let _serial = serial();
+    let gpu = gpu();
+    let mut spec = one_step();
+    spec.nodes
+        .to_mut()
+        .push(node("overwrite", 0, &[(0, 0, 1), (0, 1, 0)], OVER_N));
+    let err = Graph::new(&gpu, spec).expect_err("writes an input");
+    assert!(
+        matches!(&err, BackendError::InvalidProgram { graph, .. } if graph == "one_step"),
+        "{err:?}"
+    );
+    let message = message_ends_with(&err, "; declare it as an inout or intermediate buffer");
+    assert!(
+        message.contains("node `overwrite` writes `x`, which is read-only (Input)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn intermediate_read_before_write() {
+    let _serial = serial();
+    let gpu = gpu();
+    let spec = graph_spec(
+        "early_read",
+        vec![unary("mul3_add1", MUL3_ADD1)],
+        vec![
+            buffer("x", BufferClass::Input, 4, Extent::N),
+            buffer("t", BufferClass::Intermediate, 4, Extent::N),
+            buffer("y", BufferClass::Output, 4, Extent::N),
+        ],
+        vec![
+            node("early", 0, &[(0, 0, 1), (0, 1, 2)], OVER_N),
+            node("late", 0, &[(0, 0, 0), (0, 1, 1)], OVER_N),
+        ],
+    );
+    let err = Graph::new(&gpu, spec).expect_err("read before write");
+    assert!(
+        matches!(err, BackendError::InvalidProgram { .. }),
+        "{err:?}"
+    );
+    let message = message_ends_with(&err, "; write it first or make it an input");
+    assert!(
+        message.contains("node `early` reads `t` before any node writes it"),
+        "{message}"
+    );
+}
+
+#[test]
+fn output_never_written() {
+    let _serial = serial();
+    let gpu = gpu();
+    let mut spec = one_step();
+    spec.buffers
+        .to_mut()
+        .push(buffer("z", BufferClass::Output, 4, Extent::N));
+    let err = Graph::new(&gpu, spec).expect_err("output never written");
+    assert!(
+        matches!(err, BackendError::InvalidProgram { .. }),
+        "{err:?}"
+    );
+    let message = message_ends_with(&err, "; bind it to a kernel binding that writes it");
+    assert!(message.contains("no node writes output `z`"), "{message}");
+}
+
+#[test]
+fn seed_dispatch_graph_rejects_bad_ops_before_submitting() {
+    let _serial = serial();
+    let gpu = gpu();
+    let mul = WgpuPipeline::new(&gpu, unary("mul3_add1", MUL3_ADD1)).expect("pipeline");
+    let before = gpu.counters();
+
+    let mut ops = GpuDispatchGraph::new();
+    ops.push(&mul, bytes(&data(10, 13)).to_vec());
+    ops.push(&mul, vec![0u8; 6]);
+    let err = ops
+        .dispatch(&DispatchConfig::default())
+        .expect_err("misaligned op input");
+    assert!(
+        matches!(
+            err,
+            BackendError::MisalignedInput {
+                len: 6,
+                element_size: 4,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    message_ends_with(&err, "; pass whole elements");
+    nothing_done(&gpu, &before);
+
+    let uniform_kernel = kernel(
+        "affine",
+        AFFINE_UNIFORM,
+        [64, 1, 1],
+        &[
+            read("src", 0, 0, 4),
+            uniform("params", 0, 1, 16),
+            write("dst", 0, 2, 4),
+        ],
+    );
+    let affine = WgpuPipeline::new(&gpu, uniform_kernel).expect("pipeline");
+    let mut ops = GpuDispatchGraph::new();
+    ops.push(&affine, bytes(&data(10, 14)).to_vec());
+    let err = ops
+        .dispatch(&DispatchConfig::default())
+        .expect_err("uniform op");
+    assert!(
+        matches!(&err, BackendError::BindingMismatch { node, .. } if node == "op 0"),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .contains("build a Graph for kernels with uniforms"),
+        "{err}"
+    );
+    nothing_submitted(&gpu, &before);
+
+    let other = Gpu::new().expect("a second device");
+    let foreign_pipeline =
+        WgpuPipeline::new(&other, unary("mul3_add1", MUL3_ADD1)).expect("pipeline");
+    let mut ops = GpuDispatchGraph::new();
+    ops.push(&mul, bytes(&data(10, 15)).to_vec());
+    ops.push(&foreign_pipeline, bytes(&data(10, 16)).to_vec());
+    let err = ops
+        .dispatch(&DispatchConfig::default())
+        .expect_err("pipelines of two devices");
+    assert!(
+        matches!(&err, BackendError::BindingMismatch { node, .. } if node == "op 1"),
+        "{err:?}"
+    );
+    message_ends_with(&err, "; compile every op on one Gpu");
+
+    let foreign_input = GpuBufferHandle::from_slice(&other, &data(10, 17)).expect("handle");
+    let mut ops = GpuDispatchGraph::new();
+    ops.push(&mul, GpuResource::Resident(foreign_input));
+    let err = ops
+        .dispatch(&DispatchConfig::default())
+        .expect_err("foreign resident input");
+    assert!(matches!(err, BackendError::InvalidHandle { .. }), "{err:?}");
+    nothing_done(&gpu, &before);
+}
