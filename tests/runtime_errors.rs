@@ -491,10 +491,7 @@ fn node_binding_the_kernel_does_not_declare() {
             if node == "extra" && kernel == "mul3_add1" && reason.contains("group 0, binding 5 is not declared")),
         "{err:?}"
     );
-    let message = message_ends_with(
-        &err,
-        "; bind only those",
-    );
+    let message = message_ends_with(&err, "; bind only those");
     assert!(
         message.contains("src (group 0, binding 0, var<storage, read>"),
         "{message}"

@@ -1,144 +1,178 @@
-//! The baselines the benchmark holds `graph!` against, in plain wgpu:
-//! pipelines, buffers and bind groups made once; `run` records every node
-//! into one encoder and one compute pass and submits once, `run_naive`
-//! submits and waits once per node.
+//! The baselines the benchmark holds `graph!` against, in plain wgpu, built
+//! from the same `GraphSpec` (same WGSL, same dispatches): pipelines, buffers
+//! and bind groups made once; `run` records every node into one encoder and
+//! one compute pass and submits once; `run_naive` submits and waits once per
+//! node.
 
 use vyre_graph::Gpu;
+use vyre_graph::grid::{fold_grid, workgroups_for};
+use vyre_graph::spec::{BindingKind, BufferClass, DispatchSize, GraphSpec};
 use vyre_graph::wgpu;
-
-/// A kernel: WGSL, override constants, and for each binding (group 0,
-/// binding i) whether it is read-only storage.
-pub struct HandKernel {
-    pub source: &'static str,
-    pub constants: Vec<(&'static str, f64)>,
-    pub read_only: Vec<bool>,
-}
-
-/// A dispatch: kernel index, buffer index per binding, workgroups.
-pub struct HandNode {
-    pub kernel: usize,
-    pub buffers: Vec<usize>,
-    pub grid: [u32; 3],
-}
 
 pub struct HandGraph {
     device: wgpu::Device,
     queue: wgpu::Queue,
     pipelines: Vec<wgpu::ComputePipeline>,
-    bind_groups: Vec<wgpu::BindGroup>,
-    nodes: Vec<(usize, [u32; 3])>,
+    bind_groups: Vec<Vec<wgpu::BindGroup>>,
+    grids: Vec<[u32; 3]>,
     buffers: Vec<wgpu::Buffer>,
     inputs: Vec<usize>,
     outputs: Vec<(usize, wgpu::Buffer, u64)>,
 }
 
 impl HandGraph {
-    /// `inputs` and `outputs` are buffer indices written before and read
-    /// after each run.
-    pub fn new(
-        gpu: &Gpu,
-        kernels: &[HandKernel],
-        buffer_bytes: &[u64],
-        nodes: &[HandNode],
-        inputs: &[usize],
-        outputs: &[usize],
-    ) -> Self {
+    /// The same kernels, buffers and dispatches as `spec` at problem size
+    /// `n`, set up directly in wgpu: one buffer per graph buffer (no
+    /// aliasing), one pipeline and one bind group per node and group.
+    pub fn new(gpu: &Gpu, spec: &GraphSpec, n: u64) -> Self {
         let device = gpu.device().clone();
         let queue = gpu.queue().clone();
-        let layouts: Vec<(wgpu::BindGroupLayout, wgpu::PipelineLayout, wgpu::ShaderModule)> = kernels
+        let max = gpu.limits().max_compute_workgroups_per_dimension;
+        let layouts: Vec<(
+            Vec<wgpu::BindGroupLayout>,
+            wgpu::PipelineLayout,
+            wgpu::ShaderModule,
+        )> = spec
+            .kernels
             .iter()
             .map(|k| {
-                let entries: Vec<wgpu::BindGroupLayoutEntry> = k
-                    .read_only
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &read_only)| wgpu::BindGroupLayoutEntry {
-                        binding: i as u32,
-                        visibility: wgpu::ShaderStages::COMPUTE,
-                        ty: wgpu::BindingType::Buffer {
-                            ty: wgpu::BufferBindingType::Storage { read_only },
-                            has_dynamic_offset: false,
-                            min_binding_size: None,
-                        },
-                        count: None,
+                let groups = k.bindings.iter().map(|b| b.group + 1).max().unwrap_or(0);
+                let bgls: Vec<wgpu::BindGroupLayout> = (0..groups)
+                    .map(|g| {
+                        let entries: Vec<wgpu::BindGroupLayoutEntry> = k
+                            .bindings
+                            .iter()
+                            .filter(|b| b.group == g)
+                            .map(|b| wgpu::BindGroupLayoutEntry {
+                                binding: b.binding,
+                                visibility: wgpu::ShaderStages::COMPUTE,
+                                ty: wgpu::BindingType::Buffer {
+                                    ty: match b.kind {
+                                        BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
+                                        BindingKind::ReadOnlyStorage => {
+                                            wgpu::BufferBindingType::Storage { read_only: true }
+                                        }
+                                        BindingKind::ReadWriteStorage => {
+                                            wgpu::BufferBindingType::Storage { read_only: false }
+                                        }
+                                    },
+                                    has_dynamic_offset: false,
+                                    min_binding_size: None,
+                                },
+                                count: None,
+                            })
+                            .collect();
+                        device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                            label: None,
+                            entries: &entries,
+                        })
                     })
                     .collect();
-                let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: None,
-                    entries: &entries,
-                });
+                let refs: Vec<Option<&wgpu::BindGroupLayout>> = bgls.iter().map(Some).collect();
                 let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                     label: None,
-                    bind_group_layouts: &[Some(&bgl)],
+                    bind_group_layouts: &refs,
                     immediate_size: 0,
                 });
                 let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
                     label: None,
-                    source: wgpu::ShaderSource::Wgsl(k.source.into()),
+                    source: wgpu::ShaderSource::Wgsl(k.source.clone()),
                 });
-                (bgl, pl, module)
+                (bgls, pl, module)
             })
             .collect();
-        let pipelines = kernels
+        let pipelines = spec
+            .nodes
             .iter()
-            .zip(&layouts)
-            .map(|(k, (_, pl, module))| {
+            .map(|node| {
+                let k = &spec.kernels[node.kernel];
+                let (_, pl, module) = &layouts[node.kernel];
+                let constants: Vec<(&str, f64)> =
+                    node.overrides.iter().map(|o| (&*o.name, o.value)).collect();
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: None,
                     layout: Some(pl),
                     module,
-                    entry_point: Some("main"),
+                    entry_point: Some(&k.entry_point),
                     compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &k.constants,
+                        constants: &constants,
                         zero_initialize_workgroup_memory: true,
                     },
                     cache: None,
                 })
             })
             .collect();
-        let buffers: Vec<wgpu::Buffer> = buffer_bytes
+        let sizes: Vec<u64> = spec
+            .buffers
             .iter()
-            .map(|&size| {
+            .map(|b| b.bytes(n).max(4).next_multiple_of(4))
+            .collect();
+        let buffers: Vec<wgpu::Buffer> = spec
+            .buffers
+            .iter()
+            .zip(&sizes)
+            .map(|(b, &size)| {
+                let usage = if b.class == BufferClass::Uniform {
+                    wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST
+                } else {
+                    wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_DST
+                        | wgpu::BufferUsages::COPY_SRC
+                };
                 device.create_buffer(&wgpu::BufferDescriptor {
                     label: None,
                     size,
-                    usage: wgpu::BufferUsages::STORAGE
-                        | wgpu::BufferUsages::COPY_DST
-                        | wgpu::BufferUsages::COPY_SRC,
+                    usage,
                     mapped_at_creation: false,
                 })
             })
             .collect();
-        let bind_groups = nodes
+        let bind_groups = spec
+            .nodes
             .iter()
-            .map(|n| {
-                let entries: Vec<wgpu::BindGroupEntry> = n
-                    .buffers
-                    .iter()
+            .map(|node| {
+                let (bgls, _, _) = &layouts[node.kernel];
+                bgls.iter()
                     .enumerate()
-                    .map(|(i, &b)| wgpu::BindGroupEntry {
-                        binding: i as u32,
-                        resource: buffers[b].as_entire_binding(),
+                    .map(|(g, bgl)| {
+                        let entries: Vec<wgpu::BindGroupEntry> = node
+                            .bindings
+                            .iter()
+                            .filter(|nb| nb.group as usize == g)
+                            .map(|nb| wgpu::BindGroupEntry {
+                                binding: nb.binding,
+                                resource: buffers[nb.buffer].as_entire_binding(),
+                            })
+                            .collect();
+                        device.create_bind_group(&wgpu::BindGroupDescriptor {
+                            label: None,
+                            layout: bgl,
+                            entries: &entries,
+                        })
                     })
-                    .collect();
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: None,
-                    layout: &layouts[n.kernel].0,
-                    entries: &entries,
-                })
+                    .collect()
             })
             .collect();
-        let outputs = outputs
-            .iter()
-            .map(|&b| {
-                let size = buffer_bytes[b];
+        let grids = (0..spec.nodes.len())
+            .map(|i| match spec.nodes[i].size {
+                DispatchSize::Invocations(e) => {
+                    let wg = spec.node_workgroup_size(i)[0];
+                    fold_grid(workgroups_for(e.eval(n), wg), max).expect("grid fits")
+                }
+                DispatchSize::Workgroups(g) => g.map(|e| e.eval(n) as u32),
+            })
+            .collect();
+        let outputs = spec
+            .host_outputs()
+            .map(|b| {
+                let size = sizes[b];
                 let readback = device.create_buffer(&wgpu::BufferDescriptor {
                     label: None,
                     size,
                     usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
                 });
-                (b, readback, size)
+                (b, readback, spec.buffers[b].bytes(n))
             })
             .collect();
         HandGraph {
@@ -146,9 +180,9 @@ impl HandGraph {
             queue,
             pipelines,
             bind_groups,
-            nodes: nodes.iter().map(|n| (n.kernel, n.grid)).collect(),
+            grids,
             buffers,
-            inputs: inputs.to_vec(),
+            inputs: spec.host_inputs().collect(),
             outputs,
         }
     }
@@ -161,13 +195,21 @@ impl HandGraph {
 
     fn read(&self, encoder: &mut wgpu::CommandEncoder) {
         for (b, readback, size) in &self.outputs {
-            encoder.copy_buffer_to_buffer(&self.buffers[*b], 0, readback, 0, *size);
+            encoder.copy_buffer_to_buffer(
+                &self.buffers[*b],
+                0,
+                readback,
+                0,
+                size.next_multiple_of(4),
+            );
         }
     }
 
     fn map(&self, index: wgpu::SubmissionIndex, outputs: &mut [&mut [u8]]) {
         for (_, readback, _) in &self.outputs {
-            readback.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+            readback
+                .slice(..)
+                .map_async(wgpu::MapMode::Read, |r| r.expect("map"));
         }
         self.device
             .poll(wgpu::PollType::Wait {
@@ -176,15 +218,19 @@ impl HandGraph {
             })
             .expect("poll");
         for ((_, readback, _), out) in self.outputs.iter().zip(outputs) {
-            out.copy_from_slice(&readback.slice(..).get_mapped_range().expect("mapped"));
+            let view = readback.slice(..).get_mapped_range().expect("mapped");
+            out.copy_from_slice(&view[..out.len()]);
+            drop(view);
             readback.unmap();
         }
     }
 
     fn encode_node(&self, pass: &mut wgpu::ComputePass<'_>, i: usize) {
-        let (kernel, grid) = self.nodes[i];
-        pass.set_pipeline(&self.pipelines[kernel]);
-        pass.set_bind_group(0, &self.bind_groups[i], &[]);
+        let grid = self.grids[i];
+        pass.set_pipeline(&self.pipelines[i]);
+        for (g, bind_group) in self.bind_groups[i].iter().enumerate() {
+            pass.set_bind_group(g as u32, bind_group, &[]);
+        }
         pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
     }
 
@@ -196,7 +242,7 @@ impl HandGraph {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-            for i in 0..self.nodes.len() {
+            for i in 0..self.grids.len() {
                 self.encode_node(&mut pass, i);
             }
         }
@@ -208,8 +254,8 @@ impl HandGraph {
     /// One submission and one wait per node.
     pub fn run_naive(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {
         self.upload(inputs);
-        let last = self.nodes.len().saturating_sub(1);
-        for i in 0..self.nodes.len() {
+        let last = self.grids.len().saturating_sub(1);
+        for i in 0..self.grids.len() {
             let mut encoder = self
                 .device
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
@@ -244,13 +290,13 @@ impl HandGraph {
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
             {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-                for i in 0..self.nodes.len() {
+                for i in 0..self.grids.len() {
                     self.encode_node(&mut pass, i);
                 }
             }
             drop(encoder.finish());
         }
-        start.elapsed().as_nanos() as f64 / (reps * self.nodes.len().max(1)) as f64
+        start.elapsed().as_nanos() as f64 / (reps * self.grids.len().max(1)) as f64
     }
 
     /// GPU time of one pass of every node from timestamp queries, in
@@ -289,23 +335,25 @@ impl HandGraph {
                     end_of_pass_write_index: Some(1),
                 }),
             });
-            for i in 0..self.nodes.len() {
+            for i in 0..self.grids.len() {
                 self.encode_node(&mut pass, i);
             }
         }
         encoder.resolve_query_set(&set, 0..2, &resolve, 0);
         encoder.copy_buffer_to_buffer(&resolve, 0, &read, 0, 16);
         let index = self.queue.submit([encoder.finish()]);
-        read.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+        read.slice(..)
+            .map_async(wgpu::MapMode::Read, |r| r.expect("map"));
         self.device
             .poll(wgpu::PollType::Wait {
                 submission_index: Some(index),
                 timeout: None,
             })
             .ok()?;
-        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec(&read.slice(..).get_mapped_range().ok()?);
+        let ticks: Vec<u64> =
+            bytemuck::pod_collect_to_vec(&read.slice(..).get_mapped_range().ok()?);
         let period = f64::from(self.queue.get_timestamp_period());
         let ns = ticks[1].saturating_sub(ticks[0]) as f64 * period;
-        Some(ns / self.nodes.len().max(1) as f64)
+        Some(ns / self.grids.len().max(1) as f64)
     }
 }

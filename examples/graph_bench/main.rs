@@ -1,2 +1,440 @@
+//! Holds `graph!` against hand-written wgpu and per-node submission.
+//!
+//! ```sh
+//! cargo run --release --example graph_bench -- [--quick] [--json PATH]
+//! ```
+//!
+//! For each workload, three variants run the same WGSL with the same
+//! dispatches, interleaved so that drift affects all alike, and the medians
+//! are reported:
+//! - **graph**: the `graph!` type's steady-state `run` (plan cached);
+//! - **hand**: plain wgpu, everything made once, one encoder, one compute
+//!   pass, one submission ([`hand::HandGraph::run`]);
+//! - **naive**: the same, with one submission and one wait per node.
+//!
+//! Every variant's output is checked against a CPU reference first. Also
+//! measured: the plan-cache hit time, the CPU time to record a node, the GPU
+//! time per node (timestamp queries, where the adapter has them), and that a
+//! steady-state run creates no buffer and no bind group.
+
 mod hand;
-fn main() {}
+
+#[path = "../radix_sort/graph.rs"]
+#[allow(dead_code)]
+mod radix;
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use hand::HandGraph;
+use vyre_graph::plan::{
+    BatchDispatchPlan, BatchDispatchPlanCache, LaunchRecommendation, PlanConfig,
+};
+use vyre_graph::spec::GraphSpec;
+use vyre_graph::{DispatchConfig, Gpu, graph};
+
+graph! {
+    /// A chain of 64 dependent LCG steps.
+    pub struct Chain64;
+
+    kernel step = file "examples/kernels/chain_step.wgsl";
+
+    input x[n];
+    intermediate a[n];
+    intermediate b[n];
+    output y[n];
+
+    node first = step(src: x, dst: a) over n;
+    repeat 62 as i {
+        node mid = step(src: ping(a, b), dst: pong(a, b)) over n;
+    }
+    node last = step(src: a, dst: y) over n;
+}
+
+graph! {
+    /// Eight independent chains of eight salted steps, joined at the end.
+    pub struct Wide8x8;
+
+    kernel salt = file "examples/kernels/chain_salt.wgsl";
+    kernel join4 = file "examples/kernels/join4.wgsl";
+    kernel join2 = file "examples/kernels/join2.wgsl";
+
+    input x[n];
+    intermediate p0[n]; intermediate q0[n];
+    intermediate p1[n]; intermediate q1[n];
+    intermediate p2[n]; intermediate q2[n];
+    intermediate p3[n]; intermediate q3[n];
+    intermediate p4[n]; intermediate q4[n];
+    intermediate p5[n]; intermediate q5[n];
+    intermediate p6[n]; intermediate q6[n];
+    intermediate p7[n]; intermediate q7[n];
+    intermediate left[n];
+    intermediate right[n];
+    output y[n];
+
+    node c0 = salt(src: x, dst: p0) over n with { SALT = 1 };
+    repeat 7 as i { node c0s = salt(src: ping(p0, q0), dst: pong(p0, q0)) over n with { SALT = 1 }; }
+    node c1 = salt(src: x, dst: p1) over n with { SALT = 2 };
+    repeat 7 as i { node c1s = salt(src: ping(p1, q1), dst: pong(p1, q1)) over n with { SALT = 2 }; }
+    node c2 = salt(src: x, dst: p2) over n with { SALT = 3 };
+    repeat 7 as i { node c2s = salt(src: ping(p2, q2), dst: pong(p2, q2)) over n with { SALT = 3 }; }
+    node c3 = salt(src: x, dst: p3) over n with { SALT = 4 };
+    repeat 7 as i { node c3s = salt(src: ping(p3, q3), dst: pong(p3, q3)) over n with { SALT = 4 }; }
+    node c4 = salt(src: x, dst: p4) over n with { SALT = 5 };
+    repeat 7 as i { node c4s = salt(src: ping(p4, q4), dst: pong(p4, q4)) over n with { SALT = 5 }; }
+    node c5 = salt(src: x, dst: p5) over n with { SALT = 6 };
+    repeat 7 as i { node c5s = salt(src: ping(p5, q5), dst: pong(p5, q5)) over n with { SALT = 6 }; }
+    node c6 = salt(src: x, dst: p6) over n with { SALT = 7 };
+    repeat 7 as i { node c6s = salt(src: ping(p6, q6), dst: pong(p6, q6)) over n with { SALT = 7 }; }
+    node c7 = salt(src: x, dst: p7) over n with { SALT = 8 };
+    repeat 7 as i { node c7s = salt(src: ping(p7, q7), dst: pong(p7, q7)) over n with { SALT = 8 }; }
+
+    node jl = join4(a: q0, b: q1, c: q2, d: q3, out: left) over n;
+    node jr = join4(a: q4, b: q5, c: q6, d: q7, out: right) over n;
+    node j = join2(a: left, b: right, out: y) over n;
+}
+
+fn lcg(x: u32, salt: u32) -> u32 {
+    x.wrapping_mul(1_664_525)
+        .wrapping_add(1_013_904_223)
+        .wrapping_add(salt)
+}
+
+fn chain_reference(x: &[u32]) -> Vec<u32> {
+    x.iter()
+        .map(|&v| (0..64).fold(v, |v, _| lcg(v, 0)))
+        .collect()
+}
+
+fn wide_reference(x: &[u32]) -> Vec<u32> {
+    x.iter()
+        .map(|&v| {
+            (1..=8u32)
+                .map(|salt| (0..8).fold(v, |v, _| lcg(v, salt)))
+                .fold(0u32, u32::wrapping_add)
+        })
+        .collect()
+}
+
+fn random_u32(n: usize, mut seed: u64) -> Vec<u32> {
+    (0..n)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 16) as u32
+        })
+        .collect()
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+fn time_ms(f: impl FnOnce()) -> f64 {
+    let start = Instant::now();
+    f();
+    start.elapsed().as_secs_f64() * 1e3
+}
+
+/// One workload's measurements.
+struct Row {
+    workload: String,
+    n: u64,
+    nodes: usize,
+    graph_ms: f64,
+    hand_ms: f64,
+    naive_ms: f64,
+    graph_record_us_per_node: f64,
+    hand_record_us_per_node: f64,
+    gpu_us_per_node: Option<f64>,
+    steady_buffers_created: u64,
+    steady_bind_groups_created: u64,
+}
+
+/// A workload: the graph's `run`, its spec for the baselines, one input and
+/// the expected output.
+struct Workload<'a> {
+    name: &'a str,
+    n: u64,
+    spec: &'a GraphSpec,
+    input: &'a [u32],
+    expected: &'a [u32],
+    run_graph: &'a dyn Fn(&[u32]) -> (Vec<u32>, u64),
+}
+
+fn measure(gpu: &Gpu, w: &Workload<'_>, reps: usize) -> Row {
+    let nodes = w.spec.nodes.len();
+    let hand = HandGraph::new(gpu, w.spec, w.n);
+    let input: &[u8] = bytemuck::cast_slice(w.input);
+    let mut out = vec![0u32; w.expected.len()];
+
+    let (graph_out, _) = (w.run_graph)(w.input);
+    assert_eq!(
+        graph_out, w.expected,
+        "{}: graph! result differs from the CPU",
+        w.name
+    );
+    hand.run(&[input], &mut [bytemuck::cast_slice_mut(&mut out)]);
+    assert_eq!(
+        out, w.expected,
+        "{}: hand result differs from the CPU",
+        w.name
+    );
+    out.fill(0);
+    hand.run_naive(&[input], &mut [bytemuck::cast_slice_mut(&mut out)]);
+    assert_eq!(
+        out, w.expected,
+        "{}: naive result differs from the CPU",
+        w.name
+    );
+
+    let before = gpu.counters();
+    let _ = (w.run_graph)(w.input);
+    let steady = gpu.counters().since(&before);
+
+    let (mut g, mut h, mut s, mut rec) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for rep in 0..reps {
+        // Rotate the order so that no variant always runs first.
+        for k in 0..3 {
+            match (rep + k) % 3 {
+                0 => g.push(time_ms(|| {
+                    let (_, record_ns) = (w.run_graph)(w.input);
+                    rec.push(record_ns as f64 / 1e3 / nodes as f64);
+                })),
+                1 => h.push(time_ms(|| {
+                    hand.run(&[input], &mut [bytemuck::cast_slice_mut(&mut out)])
+                })),
+                _ => s.push(time_ms(|| {
+                    hand.run_naive(&[input], &mut [bytemuck::cast_slice_mut(&mut out)])
+                })),
+            }
+        }
+    }
+    Row {
+        workload: w.name.to_string(),
+        n: w.n,
+        nodes,
+        graph_ms: median(&mut g),
+        hand_ms: median(&mut h),
+        naive_ms: median(&mut s),
+        graph_record_us_per_node: median(&mut rec),
+        hand_record_us_per_node: hand.record_ns_per_node(20) / 1e3,
+        gpu_us_per_node: hand.gpu_ns_per_node(gpu, &[input]).map(|ns| ns / 1e3),
+        steady_buffers_created: steady.buffers_created,
+        steady_bind_groups_created: steady.bind_groups_created,
+    }
+}
+
+/// Nanoseconds per `BatchDispatchPlanCache::lookup` hit, and per
+/// `Graph::plan` hit (the lookup `run` does: lock plus cache).
+fn plan_cache_hit_ns(chain: &Chain64) -> (f64, f64) {
+    let mut cache = BatchDispatchPlanCache::default();
+    let recommendation = LaunchRecommendation::default();
+    for n in 0..32u64 {
+        cache.insert_plan(BatchDispatchPlan::new(
+            1024 + n,
+            &recommendation,
+            &PlanConfig::default(),
+        ));
+    }
+    let iterations = 2_000_000u64;
+    let start = Instant::now();
+    let mut hits = 0u64;
+    for i in 0..iterations {
+        if cache.lookup(black_box(1024 + (i & 31))).is_some() {
+            hits += 1;
+        }
+    }
+    let raw = start.elapsed().as_nanos() as f64 / iterations as f64;
+    assert_eq!(hits, iterations);
+
+    let config = DispatchConfig::default();
+    let graph = chain.graph();
+    graph.plan(1024, &config).expect("plan");
+    let iterations = 200_000u64;
+    let start = Instant::now();
+    for _ in 0..iterations {
+        black_box(graph.plan(black_box(1024), &config).expect("plan"));
+    }
+    let locked = start.elapsed().as_nanos() as f64 / iterations as f64;
+    (raw, locked)
+}
+
+fn json_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let json_path = args
+        .iter()
+        .position(|a| a == "--json")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
+
+    let gpu = Gpu::new()?;
+    println!("adapter: {}", gpu.adapter());
+    let chain = Chain64::new(&gpu)?;
+    let wide = Wide8x8::new(&gpu)?;
+    let sorter = radix::RadixSort::new(&gpu)?;
+
+    let mut rows = Vec::new();
+    let sizes: &[u64] = &[1024, 65_536, 1_048_576];
+    for &n in sizes {
+        let reps = match (quick, n) {
+            (true, 1_048_576) => 5,
+            (true, _) => 15,
+            (false, 1_048_576) => 15,
+            (false, _) => 60,
+        };
+        let x = random_u32(n as usize, n);
+        let expected = chain_reference(&x);
+        let run = |x: &[u32]| {
+            let (out, report) = chain.run_reported(x).expect("chain run");
+            (out.y, report.record_ns)
+        };
+        rows.push(measure(
+            &gpu,
+            &Workload {
+                name: "chain64",
+                n,
+                spec: &Chain64::SPEC,
+                input: &x,
+                expected: &expected,
+                run_graph: &run,
+            },
+            reps,
+        ));
+        println!("measured chain64 n={n}");
+    }
+    {
+        let n = 65_536u64;
+        let x = random_u32(n as usize, 7);
+        let expected = wide_reference(&x);
+        let run = |x: &[u32]| {
+            let (out, report) = wide.run_reported(x).expect("wide run");
+            (out.y, report.record_ns)
+        };
+        rows.push(measure(
+            &gpu,
+            &Workload {
+                name: "wide8x8",
+                n,
+                spec: &Wide8x8::SPEC,
+                input: &x,
+                expected: &expected,
+                run_graph: &run,
+            },
+            if quick { 15 } else { 60 },
+        ));
+        println!("measured wide8x8 n={n}");
+    }
+    {
+        let n = 1_048_576u64;
+        let x = random_u32(n as usize, 99);
+        let mut expected = x.clone();
+        expected.sort_unstable();
+        let run = |x: &[u32]| {
+            let (out, report) = radix::sort_reported(&sorter, x).expect("radix run");
+            (out, report.record_ns)
+        };
+        rows.push(measure(
+            &gpu,
+            &Workload {
+                name: "radix_sort",
+                n,
+                spec: &radix::RadixSort::SPEC,
+                input: &x,
+                expected: &expected,
+                run_graph: &run,
+            },
+            if quick { 5 } else { 15 },
+        ));
+        println!("measured radix_sort n={n}");
+    }
+    let (hit_ns, locked_hit_ns) = plan_cache_hit_ns(&chain);
+
+    println!();
+    println!(
+        "{:<11} {:>9} {:>6} {:>10} {:>10} {:>10} {:>10} {:>11} {:>9} {:>9} {:>9}",
+        "workload",
+        "n",
+        "nodes",
+        "graph ms",
+        "hand ms",
+        "naive ms",
+        "graph/hand",
+        "naive/graph",
+        "rec µs/nd",
+        "gpu µs/nd",
+        "steady b/bg"
+    );
+    for r in &rows {
+        println!(
+            "{:<11} {:>9} {:>6} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>11.2} {:>9.3} {:>9} {:>5}/{}",
+            r.workload,
+            r.n,
+            r.nodes,
+            r.graph_ms,
+            r.hand_ms,
+            r.naive_ms,
+            r.graph_ms / r.hand_ms,
+            r.naive_ms / r.graph_ms,
+            r.graph_record_us_per_node,
+            r.gpu_us_per_node
+                .map_or_else(|| "n/a".to_string(), |v| format!("{v:.3}")),
+            r.steady_buffers_created,
+            r.steady_bind_groups_created,
+        );
+    }
+    println!(
+        "plan-cache hit: {hit_ns:.1} ns (BatchDispatchPlanCache::lookup), {locked_hit_ns:.1} ns (Graph::plan: lock + lookup)"
+    );
+
+    if let Some(path) = json_path {
+        let mut json = String::new();
+        json.push_str("{\n");
+        json.push_str(&format!(
+            "  \"adapter\": \"{}\",\n",
+            json_escape(&gpu.adapter().to_string())
+        ));
+        json.push_str(&format!("  \"quick\": {quick},\n"));
+        json.push_str(&format!("  \"plan_cache_hit_ns\": {hit_ns:.2},\n"));
+        json.push_str(&format!("  \"graph_plan_hit_ns\": {locked_hit_ns:.2},\n"));
+        json.push_str("  \"workloads\": [\n");
+        for (i, r) in rows.iter().enumerate() {
+            json.push_str(&format!(
+                "    {{\"workload\": \"{}\", \"n\": {}, \"nodes\": {}, \"graph_ms\": {:.4}, \"hand_ms\": {:.4}, \"naive_ms\": {:.4}, \"graph_over_hand\": {:.4}, \"naive_over_graph\": {:.3}, \"graph_record_us_per_node\": {:.4}, \"hand_record_us_per_node\": {:.4}, \"gpu_us_per_node\": {}, \"steady_buffers_created\": {}, \"steady_bind_groups_created\": {}}}{}\n",
+                r.workload,
+                r.n,
+                r.nodes,
+                r.graph_ms,
+                r.hand_ms,
+                r.naive_ms,
+                r.graph_ms / r.hand_ms,
+                r.naive_ms / r.graph_ms,
+                r.graph_record_us_per_node,
+                r.hand_record_us_per_node,
+                r.gpu_us_per_node.map_or_else(|| "null".to_string(), |v| format!("{v:.4}")),
+                r.steady_buffers_created,
+                r.steady_bind_groups_created,
+                if i + 1 < rows.len() { "," } else { "" }
+            ));
+        }
+        json.push_str("  ]\n}\n");
+        std::fs::write(&path, json)?;
+        println!("wrote {path}");
+    }
+    Ok(())
+}

@@ -48,6 +48,7 @@ pub use pipeline::WgpuPipeline;
 pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
 pub use resource::{Feed, GpuBufferHandle, GpuResource, Input, Sink};
 
+pub use vyre_macros::graph;
 pub use wgpu;
 
 /// What `graph!`'s expansion refers to. Not a public API: it may change in

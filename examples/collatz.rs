@@ -1,0 +1,141 @@
+//! Collatz stopping times on the GPU: for every input, how many steps of
+//! `n -> n / 2` (n even) and `n -> 3n + 1` (n odd) take it to 1.
+//!
+//! The smallest useful `graph!`: one kernel, one input, one output, one node
+//! launched with one invocation per element (`over n`). The kernel works in
+//! u32 and guards against overflow by switching to 64-bit arithmetic (a pair
+//! of u32 words) when `3n + 1` would not fit; see
+//! `examples/kernels/collatz/collatz.wgsl`. The result is checked against a
+//! CPU reference in u64.
+//!
+//! ```text
+//! cargo run --release --example collatz            # inputs 1..=1,048,576
+//! cargo run --release --example collatz -- 10000   # inputs 1..=10,000
+//! ```
+//!
+//! Without a GPU, Mesa's software Vulkan driver (lavapipe) runs it too.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use vyre_graph::{Gpu, graph};
+
+graph! {
+    /// The Collatz stopping time of every input (`u32::MAX` for an input of
+    /// 0, which never reaches 1).
+    pub struct Collatz;
+
+    kernel collatz = file "examples/kernels/collatz/collatz.wgsl";
+
+    input x[n];
+    output steps[n];
+
+    node collatz(x: x, steps: steps) over n;
+}
+
+/// What the kernel writes when an input never reaches 1 (0) or its
+/// trajectory leaves 64 bits.
+const FAILED: u32 = u32::MAX;
+
+/// The CPU reference: the same walk in checked u64 arithmetic.
+fn stopping_time(start: u32) -> u32 {
+    if start == 0 {
+        return FAILED;
+    }
+    let mut value = u64::from(start);
+    let mut steps = 0;
+    while value != 1 {
+        value = if value % 2 == 0 {
+            value / 2
+        } else {
+            match value.checked_mul(3).and_then(|v| v.checked_add(1)) {
+                Some(v) => v,
+                None => return FAILED,
+            }
+        };
+        steps += 1;
+    }
+    steps
+}
+
+/// The median of `runs` timed calls of `f`, after one untimed warm-up call.
+fn median_time<T, E>(runs: usize, mut f: impl FnMut() -> Result<T, E>) -> Result<(Duration, T), E> {
+    let mut result = f()?;
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        result = f()?;
+        times.push(start.elapsed());
+    }
+    times.sort();
+    Ok((times[times.len() / 2], result))
+}
+
+fn run() -> Result<bool, Box<dyn std::error::Error>> {
+    let n: u32 = match std::env::args().nth(1) {
+        Some(arg) => arg
+            .parse()
+            .map_err(|e| format!("the input count `{arg}` is not a u32: {e}"))?,
+        None => 1 << 20,
+    };
+    if n == 0 {
+        return Err("the input count must be at least 1".into());
+    }
+
+    let gpu = Gpu::new()?;
+    println!("adapter: {}", gpu.adapter());
+    let collatz = Collatz::new(&gpu)?;
+
+    // The textbook values first.
+    let small = collatz.run(&[1u32, 2, 3, 4][..])?.steps;
+    if small != [0, 1, 7, 2] {
+        eprintln!("inputs 1, 2, 3, 4 gave {small:?}, expected [0, 1, 7, 2]");
+        return Ok(false);
+    }
+    println!("inputs 1, 2, 3, 4 take {small:?} steps");
+
+    let x: Vec<u32> = (1..=n).collect();
+    let (gpu_time, out) = median_time(5, || collatz.run(&x))?;
+
+    let start = Instant::now();
+    let expected: Vec<u32> = x.iter().map(|&v| stopping_time(v)).collect();
+    let cpu_time = start.elapsed();
+
+    if let Some(i) = out
+        .steps
+        .iter()
+        .zip(&expected)
+        .position(|(got, want)| got != want)
+    {
+        eprintln!(
+            "mismatch: input {} took {} steps on the GPU, {} on the CPU",
+            x[i], out.steps[i], expected[i]
+        );
+        return Ok(false);
+    }
+    let (longest, steps) = x
+        .iter()
+        .zip(&out.steps)
+        .max_by_key(|&(_, &steps)| steps)
+        .map_or((0, 0), |(&x, &steps)| (x, steps));
+    println!(
+        "{n} inputs match the CPU reference; the longest walk starts at {longest} ({steps} steps)"
+    );
+    println!(
+        "GPU graph run (median of 5): {:.2} ms; CPU reference: {:.2} ms",
+        gpu_time.as_secs_f64() * 1e3,
+        cpu_time.as_secs_f64() * 1e3
+    );
+    Ok(true)
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,103 @@
+// Radix sort of (key, value) pairs, pass step 3: as `scatter.wgsl`, moving
+// each key's value with it.
+
+@group(0) @binding(0) var<storage, read> src_keys: array<u32>;
+@group(0) @binding(1) var<storage, read> src_values: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst_keys: array<u32>;
+@group(0) @binding(3) var<storage, read_write> dst_values: array<u32>;
+@group(0) @binding(4) var<storage, read> offsets: array<u32>;
+@group(0) @binding(5) var<storage, read> block_offsets: array<u32>;
+
+override SHIFT: u32 = 0u;
+
+const WG: u32 = 256u;
+const ITEMS: u32 = 4u;
+const BLOCK: u32 = 1024u;
+const RADIX: u32 = 16u;
+// Per-thread digit counts are packed two digits to a u32 (16 bits each: a
+// block holds at most 1,024 keys, so no half overflows): 8 words a thread.
+const WORDS: u32 = 8u;
+// The scan of those words is a raking scan: each thread first scans a run
+// of 8 consecutive entries, then one thread per word scans the 32 run totals.
+const RUN: u32 = 8u;
+
+// counts[word * WG + thread]: the thread's packed counts, then their
+// exclusive scan within each run.
+var<workgroup> counts: array<u32, 2048>;
+// runs[(word * WG + thread) / RUN]: run totals, then their exclusive scan
+// within each word.
+var<workgroup> runs: array<u32, 256>;
+
+@compute @workgroup_size(256)
+fn main(
+    @builtin(local_invocation_index) t: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let block = wid.x + (wid.y + wid.z * nwg.y) * nwg.x;
+    let n = arrayLength(&src_keys);
+    let blocks = (n + BLOCK - 1u) / BLOCK;
+    // Thread t owns the 4 consecutive keys at 4t..4t+3 of the block, so that
+    // thread order is key order and the ranks below are stable.
+    let first = block * BLOCK + t * ITEMS;
+
+    // Keys past the end get digit RADIX, which matches no word.
+    var key = vec4<u32>(0u);
+    var digit = vec4<u32>(RADIX);
+    for (var k = 0u; k < ITEMS; k++) {
+        if first + k < n {
+            key[k] = src_keys[first + k];
+            digit[k] = (key[k] >> SHIFT) & (RADIX - 1u);
+        }
+    }
+    // Rank of each key among this thread's earlier keys with its digit.
+    let d = digit;
+    let rank = vec4<u32>(
+        0u,
+        u32(d.y == d.x),
+        u32(d.z == d.x) + u32(d.z == d.y),
+        u32(d.w == d.x) + u32(d.w == d.y) + u32(d.w == d.z),
+    );
+    for (var w = 0u; w < WORDS; w++) {
+        var word = 0u;
+        for (var k = 0u; k < ITEMS; k++) {
+            if (d[k] >> 1u) == w {
+                word += 1u << ((d[k] & 1u) * 16u);
+            }
+        }
+        counts[w * WG + t] = word;
+    }
+    workgroupBarrier();
+
+    // Exclusive scan over threads of each word: how many keys of each digit
+    // the block's earlier threads hold.
+    var total = 0u;
+    for (var j = 0u; j < RUN; j++) {
+        let v = counts[t * RUN + j];
+        counts[t * RUN + j] = total;
+        total += v;
+    }
+    runs[t] = total;
+    workgroupBarrier();
+    if t < WORDS {
+        var sum = 0u;
+        for (var r = 0u; r < WG / RUN; r++) {
+            let v = runs[t * (WG / RUN) + r];
+            runs[t * (WG / RUN) + r] = sum;
+            sum += v;
+        }
+    }
+    workgroupBarrier();
+
+    for (var k = 0u; k < ITEMS; k++) {
+        if first + k < n {
+            let lane = (d[k] & 1u) * 16u;
+            let e = (d[k] >> 1u) * WG + t;
+            let earlier = ((counts[e] + runs[e / RUN]) >> lane) & 0xffffu;
+            let slot = d[k] * blocks + block;
+            let to = offsets[slot] + block_offsets[slot / BLOCK] + earlier + rank[k];
+            dst_keys[to] = key[k];
+            dst_values[to] = src_values[first + k];
+        }
+    }
+}

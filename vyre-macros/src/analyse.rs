@@ -1,0 +1,1069 @@
+//! Stage 5: the graph as a whole ([`GraphAnalysis`]).
+//!
+//! Resolves names (kernels, buffers, bindings, overrides), unrolls `repeat`
+//! blocks, checks every node against its kernel's interface, gives every
+//! buffer one element type, checks the WebGPU default limits, and runs
+//! `vyre_analysis` for the hazards a graph can have (writes to read-only
+//! buffers, reads before any write, outputs never written, unused buffers).
+//! Every problem is reported; nothing here stops at the first.
+
+use std::collections::HashMap;
+
+use proc_macro2::Span;
+use syn::Ident;
+use vyre_analysis::{Access, BufferClass, Problem, Use};
+
+use crate::diag::{Diagnostics, list};
+use crate::input::{
+    BufferDecl, BufferRef, Extent, ExtentExpr, GraphInput, Header, NodeDecl, NodeItem, SizeDecl,
+};
+use crate::reflect::{BindingKind, KernelInterface, ReflectedBinding, check_override_value};
+use crate::rust_types::{RustTy, StructDef};
+
+/// WebGPU's default `maxComputeWorkgroupSizeX/Y/Z`.
+const MAX_WORKGROUP_SIZE: [u32; 3] = [256, 256, 64];
+/// WebGPU's default `maxComputeInvocationsPerWorkgroup`.
+const MAX_INVOCATIONS: u64 = 256;
+/// WebGPU's default `maxStorageBuffersPerShaderStage`.
+const MAX_STORAGE_BUFFERS: usize = 8;
+/// WebGPU's default `maxUniformBuffersPerShaderStage`.
+const MAX_UNIFORM_BUFFERS: usize = 12;
+/// WebGPU's default `maxBindGroups`.
+const MAX_BIND_GROUPS: u32 = 4;
+/// WebGPU's default `maxBindingsPerBindGroup`.
+const MAX_BINDINGS_PER_GROUP: u32 = 1000;
+/// Most nodes a graph may unroll to.
+pub const MAX_NODES: u64 = 4096;
+
+const NATIVE_HINT: &str =
+    "write `limits native;` in graph! to check against the device's own limits at run time instead";
+
+/// How `run` gets the problem size `n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProblemSize {
+    /// From the length of an `input`/`inout` buffer whose size is `K * n`.
+    Infer,
+    /// As the first parameter `n: u64`.
+    Param,
+    /// Nothing depends on `n`: it is 0.
+    Unused,
+}
+
+/// A kernel as the spec needs it.
+pub struct KernelOut {
+    /// Its name.
+    pub label: String,
+    /// The WGSL.
+    pub source: String,
+    /// The entry point.
+    pub entry_point: String,
+    /// The default workgroup size.
+    pub workgroup_size: [u32; 3],
+    /// The bindings.
+    pub bindings: Vec<ReflectedBinding>,
+}
+
+/// A buffer as the spec and the typed API need it.
+pub struct BufferOut {
+    /// Its name.
+    pub name: Ident,
+    /// Its class.
+    pub class: BufferClass,
+    /// Rust element type.
+    pub element: RustTy,
+    /// Bytes per element.
+    pub element_size: u32,
+    /// Length.
+    pub len: Extent,
+}
+
+/// A node's dispatch size.
+#[derive(Clone, Copy, Debug)]
+pub enum SizeOut {
+    /// Invocations.
+    Invocations(Extent),
+    /// Workgroups.
+    Workgroups([Extent; 3]),
+}
+
+/// One unrolled node.
+pub struct NodeOut {
+    /// `label` or `label[i]`.
+    pub label: String,
+    /// Index of its kernel.
+    pub kernel: usize,
+    /// `(group, binding, buffer index)`, in the kernel's binding order.
+    pub bindings: Vec<(u32, u32, usize)>,
+    /// `(pipeline constant key, value)`.
+    pub overrides: Vec<(String, f64)>,
+    /// Set when the node's overrides change the workgroup size.
+    pub workgroup_size: Option<[u32; 3]>,
+    /// How many invocations or workgroups.
+    pub size: SizeOut,
+}
+
+/// Everything the expansion needs, all checked.
+pub struct GraphAnalysis {
+    /// The generated type.
+    pub header: Header,
+    /// Kernels in declaration order.
+    pub kernels: Vec<KernelOut>,
+    /// Buffers in declaration order.
+    pub buffers: Vec<BufferOut>,
+    /// Nodes in program order, unrolled.
+    pub nodes: Vec<NodeOut>,
+    /// Generated structs (deduplicated, dependency order) and the kernel
+    /// each came from.
+    pub structs: Vec<(StructDef, String)>,
+    /// How `run` gets `n`.
+    pub problem_size: ProblemSize,
+}
+
+/// The first binding that gave a buffer its element type.
+struct Site {
+    kernel: String,
+    binding: String,
+    wgsl_type: String,
+    element: RustTy,
+    element_size: u32,
+    span: Span,
+}
+
+/// One node use of a buffer, for hazard messages.
+struct UseSite {
+    span: Span,
+    binding: String,
+    kind: BindingKind,
+    wgsl_type: String,
+}
+
+/// Checks the whole graph. `kernels[i]` is the interface of kernel `i`, or
+/// `None` when an earlier stage failed for it (already reported); nodes of
+/// such kernels are not checked, and no analysis is returned.
+pub fn analyse(
+    input: GraphInput,
+    kernels: Vec<Option<KernelInterface>>,
+    diag: &mut Diagnostics,
+) -> Option<GraphAnalysis> {
+    let GraphInput {
+        header,
+        limits_native,
+        kernels: kernel_decls,
+        buffers: buffer_decls,
+        items,
+    } = input;
+    let native = limits_native.is_some();
+    let mut incomplete = kernels.iter().any(Option::is_none);
+
+    // Names.
+    let mut kernel_index: HashMap<String, usize> = HashMap::new();
+    for (i, k) in kernel_decls.iter().enumerate() {
+        let name = k.name.to_string();
+        if let Some(&first) = kernel_index.get(&name) {
+            let first_span = kernel_decls
+                .get(first)
+                .map_or(k.name.span(), |f| f.name.span());
+            diag.error_with_note(
+                k.name.span(),
+                format!("kernel `{name}` is declared twice"),
+                first_span,
+                "first declared here",
+            );
+        } else {
+            kernel_index.insert(name, i);
+        }
+    }
+    let mut buffer_index: HashMap<String, usize> = HashMap::new();
+    for (i, b) in buffer_decls.iter().enumerate() {
+        let name = b.name.to_string();
+        if name == "n" || name == "config" || name.starts_with("__vyre") {
+            diag.error(
+                b.name.span(),
+                format!("`{name}` cannot name a buffer: it is reserved for the generated `run` functions (`n` is the problem size)"),
+            );
+        }
+        if let Some(&first) = buffer_index.get(&name) {
+            let first_span = buffer_decls
+                .get(first)
+                .map_or(b.name.span(), |f| f.name.span());
+            diag.error_with_note(
+                b.name.span(),
+                format!("buffer `{name}` is declared twice"),
+                first_span,
+                "first declared here",
+            );
+        } else {
+            buffer_index.insert(name, i);
+        }
+    }
+
+    // Node labels.
+    let mut labels: HashMap<String, Span> = HashMap::new();
+    let mut total_nodes: u64 = 0;
+    for item in &items {
+        let (decls, count): (Vec<&NodeDecl>, u64) = match item {
+            NodeItem::Node(n) => (vec![n], 1),
+            NodeItem::Repeat(r) => (r.nodes.iter().collect(), r.count),
+        };
+        for n in &decls {
+            let label = n.label.as_ref().unwrap_or(&n.kernel);
+            let span = label.span();
+            if let Some(first) = labels.insert(label.to_string(), span) {
+                diag.error_with_note(
+                    span,
+                    format!(
+                        "node label `{label}` is used twice; name this node: `node {label}2 = {}(...)`",
+                        n.kernel
+                    ),
+                    first,
+                    "first used here",
+                );
+            }
+        }
+        total_nodes = total_nodes.saturating_add(count.saturating_mul(decls.len() as u64));
+    }
+    if total_nodes > MAX_NODES {
+        let span = items
+            .iter()
+            .find_map(|i| match i {
+                NodeItem::Repeat(r) => Some(r.count_span),
+                NodeItem::Node(_) => None,
+            })
+            .unwrap_or_else(Span::call_site);
+        diag.error(
+            span,
+            format!("the graph unrolls to {total_nodes} nodes; at most {MAX_NODES} are supported"),
+        );
+        return None;
+    }
+    let header = header?;
+    if items.is_empty() {
+        diag.error(
+            header.name.span(),
+            format!(
+                "graph `{}` has no nodes: add `node kernel(binding: buffer, ...) over n;`",
+                header.name
+            ),
+        );
+    }
+
+    // Nodes.
+    let mut sites: Vec<Option<Site>> = buffer_decls.iter().map(|_| None).collect();
+    let mut nodes = Vec::new();
+    let mut uses: Vec<Vec<Use>> = Vec::new();
+    let mut use_sites: Vec<HashMap<usize, UseSite>> = Vec::new();
+    let mut node_decl_of: Vec<usize> = Vec::new();
+    let mut default_size_users: Vec<bool> = kernels.iter().map(|_| false).collect();
+    let mut decl_counter = 0usize;
+    let ctx = Ctx {
+        kernel_decls: &kernel_decls,
+        kernels: &kernels,
+        kernel_index: &kernel_index,
+        buffer_decls: &buffer_decls,
+        buffer_index: &buffer_index,
+        native,
+    };
+    for item in &items {
+        let (decls, repeat): (Vec<&NodeDecl>, Option<(&Ident, u64)>) = match item {
+            NodeItem::Node(n) => (vec![n], None),
+            NodeItem::Repeat(r) => (r.nodes.iter().collect(), Some((&r.var, r.count))),
+        };
+        // Check each declaration once (static parts), then every iteration.
+        let mut checked: Vec<Option<usize>> = Vec::new();
+        for decl in &decls {
+            checked.push(ctx.check_static(decl, diag));
+        }
+        let iterations = repeat.map_or(1, |(_, c)| c);
+        let mut failed: Vec<bool> = decls.iter().map(|_| false).collect();
+        for i in 0..iterations {
+            for (d, decl) in decls.iter().enumerate() {
+                let decl_id = decl_counter + d;
+                let Some(Some(kernel)) = checked.get(d) else {
+                    incomplete = true;
+                    continue;
+                };
+                if failed.get(d).copied().unwrap_or(true) {
+                    continue;
+                }
+                let var = repeat.map(|(v, _)| (v, i));
+                match ctx.instance(decl, *kernel, var, &mut sites, diag) {
+                    Some((node, node_uses, node_sites, uses_default_size)) => {
+                        if uses_default_size && let Some(slot) = default_size_users.get_mut(*kernel)
+                        {
+                            *slot = true;
+                        }
+                        nodes.push(node);
+                        uses.push(node_uses);
+                        use_sites.push(node_sites);
+                        node_decl_of.push(decl_id);
+                    }
+                    None => {
+                        incomplete = true;
+                        if let Some(f) = failed.get_mut(d) {
+                            *f = true;
+                        }
+                    }
+                }
+            }
+        }
+        decl_counter += decls.len();
+    }
+
+    // Per-kernel limits, for kernels some node runs.
+    if !native {
+        for (i, k) in kernels.iter().enumerate() {
+            let (Some(k), Some(decl)) = (k, kernel_decls.get(i)) else {
+                continue;
+            };
+            let used = nodes.iter().any(|n| n.kernel == i);
+            if !used {
+                continue;
+            }
+            let storage = k
+                .bindings
+                .iter()
+                .filter(|b| b.kind != BindingKind::Uniform)
+                .count();
+            let uniform = k.bindings.len() - storage;
+            if storage > MAX_STORAGE_BUFFERS {
+                diag.error(
+                    decl.name.span(),
+                    format!(
+                        "kernel `{}` binds {storage} storage buffers; the WebGPU default limit maxStorageBuffersPerShaderStage is {MAX_STORAGE_BUFFERS}; {NATIVE_HINT}",
+                        decl.name
+                    ),
+                );
+            }
+            if uniform > MAX_UNIFORM_BUFFERS {
+                diag.error(
+                    decl.name.span(),
+                    format!(
+                        "kernel `{}` binds {uniform} uniform buffers; the WebGPU default limit maxUniformBuffersPerShaderStage is {MAX_UNIFORM_BUFFERS}; {NATIVE_HINT}",
+                        decl.name
+                    ),
+                );
+            }
+            if let Some(b) = k
+                .bindings
+                .iter()
+                .find(|b| b.group >= MAX_BIND_GROUPS || b.binding >= MAX_BINDINGS_PER_GROUP)
+            {
+                diag.error(
+                    decl.name.span(),
+                    format!(
+                        "kernel `{}` binds {} beyond the WebGPU default limits maxBindGroups = {MAX_BIND_GROUPS} and maxBindingsPerBindGroup = {MAX_BINDINGS_PER_GROUP}; {NATIVE_HINT}",
+                        decl.name,
+                        b.describe()
+                    ),
+                );
+            }
+            if default_size_users.get(i).copied().unwrap_or(false)
+                && let Some(message) = workgroup_limit_problem(k.workgroup_size)
+            {
+                diag.error(
+                    decl.name.span(),
+                    format!(
+                        "kernel `{}`: workgroup size {:?} {message}; {NATIVE_HINT}",
+                        decl.name, k.workgroup_size
+                    ),
+                );
+            }
+        }
+    }
+
+    if incomplete || !diag.is_empty() {
+        return None;
+    }
+
+    // Every buffer needs an element type, which only a binding gives it.
+    let mut typed = true;
+    for (b, site) in buffer_decls.iter().zip(&sites) {
+        if site.is_none() {
+            typed = false;
+            diag.error(
+                b.name.span(),
+                format!(
+                    "buffer `{}` is not bound by any node; remove it or bind it",
+                    b.name
+                ),
+            );
+        }
+    }
+
+    // Hazards.
+    let classes: Vec<BufferClass> = buffer_decls.iter().map(|b| b.class).collect();
+    let analysis = vyre_analysis::analyse(&classes, &uses);
+    let mut reported: Vec<(usize, usize, u8)> = Vec::new();
+    for problem in &analysis.problems {
+        report_problem(
+            problem,
+            &ctx,
+            &nodes,
+            &use_sites,
+            &node_decl_of,
+            &sites,
+            &mut reported,
+            diag,
+        );
+    }
+    if !typed || !diag.is_empty() {
+        return None;
+    }
+
+    // Structs, deduplicated across kernels.
+    let mut structs: Vec<(StructDef, String)> = Vec::new();
+    let mut struct_spans: HashMap<String, Span> = HashMap::new();
+    for (k, decl) in kernels.iter().zip(&kernel_decls) {
+        let Some(k) = k else { continue };
+        for s in &k.structs {
+            match structs.iter().find(|(existing, _)| existing.name == s.name) {
+                Some((existing, origin)) if existing != s => {
+                    let first = struct_spans
+                        .get(&s.name)
+                        .copied()
+                        .unwrap_or_else(|| decl.name.span());
+                    diag.error_with_note(
+                        decl.name.span(),
+                        format!(
+                            "kernel `{}` defines struct `{}` differently from kernel `{origin}`; both become one Rust struct `{}`, so their members, types and layout must match",
+                            decl.name, s.name, s.name
+                        ),
+                        first,
+                        format!("kernel `{origin}` defines `{}` here", s.name),
+                    );
+                }
+                Some(_) => {}
+                None => {
+                    struct_spans.insert(s.name.clone(), decl.name.span());
+                    structs.push((s.clone(), decl.name.to_string()));
+                }
+            }
+        }
+    }
+    if !diag.is_empty() {
+        return None;
+    }
+
+    let buffers: Vec<BufferOut> = buffer_decls
+        .iter()
+        .zip(sites)
+        .filter_map(|(b, site)| {
+            site.map(|s| BufferOut {
+                name: b.name.clone(),
+                class: b.class,
+                element: s.element,
+                element_size: s.element_size,
+                len: b.len.extent,
+            })
+        })
+        .collect();
+    let problem_size = if buffers
+        .iter()
+        .any(|b| matches!(b.class, BufferClass::Input | BufferClass::InOut) && b.len.solvable())
+    {
+        ProblemSize::Infer
+    } else if buffers.iter().any(|b| b.len.depends_on_n())
+        || nodes.iter().any(|n| match n.size {
+            SizeOut::Invocations(e) => e.depends_on_n(),
+            SizeOut::Workgroups(es) => es.iter().any(Extent::depends_on_n),
+        })
+    {
+        ProblemSize::Param
+    } else {
+        ProblemSize::Unused
+    };
+    let kernels = kernels
+        .into_iter()
+        .flatten()
+        .map(|k| KernelOut {
+            label: k.name.to_string(),
+            source: k.source,
+            entry_point: k.entry_point,
+            workgroup_size: k.workgroup_size,
+            bindings: k.bindings,
+        })
+        .collect();
+    Some(GraphAnalysis {
+        header,
+        kernels,
+        buffers,
+        nodes,
+        structs,
+        problem_size,
+    })
+}
+
+fn workgroup_limit_problem(size: [u32; 3]) -> Option<String> {
+    let names = ["X", "Y", "Z"];
+    for ((v, max), axis) in size.iter().zip(MAX_WORKGROUP_SIZE).zip(names) {
+        if *v > max {
+            return Some(format!(
+                "exceeds the WebGPU default limit maxComputeWorkgroupSize{axis} = {max}"
+            ));
+        }
+    }
+    let total = size.iter().map(|&v| u64::from(v)).product::<u64>();
+    if total > MAX_INVOCATIONS {
+        return Some(format!(
+            "has {total} invocations, over the WebGPU default limit maxComputeInvocationsPerWorkgroup = {MAX_INVOCATIONS}"
+        ));
+    }
+    None
+}
+
+struct Ctx<'a> {
+    kernel_decls: &'a [crate::input::KernelDecl],
+    kernels: &'a [Option<KernelInterface>],
+    kernel_index: &'a HashMap<String, usize>,
+    buffer_decls: &'a [BufferDecl],
+    buffer_index: &'a HashMap<String, usize>,
+    native: bool,
+}
+
+type Instance = (NodeOut, Vec<Use>, HashMap<usize, UseSite>, bool);
+
+impl Ctx<'_> {
+    fn kernel(&self, i: usize) -> Option<&KernelInterface> {
+        self.kernels.get(i).and_then(Option::as_ref)
+    }
+
+    /// Name checks that do not depend on the iteration; returns the kernel
+    /// index when the node can be instantiated.
+    fn check_static(&self, decl: &NodeDecl, diag: &mut Diagnostics) -> Option<usize> {
+        let kname = decl.kernel.to_string();
+        let Some(&ki) = self.kernel_index.get(&kname) else {
+            diag.error(
+                decl.kernel.span(),
+                format!(
+                    "unknown kernel `{kname}`; the kernels are {}",
+                    list(self.kernel_decls.iter().map(|k| k.name.to_string()))
+                ),
+            );
+            return None;
+        };
+        let kernel = self.kernel(ki)?;
+        let before = diag.len();
+        let mut bound: HashMap<String, Span> = HashMap::new();
+        for arg in &decl.args {
+            let bname = arg.binding.to_string();
+            if let Some(first) = bound.insert(bname.clone(), arg.binding.span()) {
+                diag.error_with_note(
+                    arg.binding.span(),
+                    format!("binding `{bname}` is bound twice in this node"),
+                    first,
+                    "first bound here",
+                );
+                continue;
+            }
+            if kernel.binding(&bname).is_none() {
+                let unused = if kernel.unused_bindings.contains(&bname) {
+                    format!(
+                        " (`{bname}` is declared, but entry point `{}` does not use it, so it is not part of the kernel's interface: remove it here)",
+                        kernel.entry_point
+                    )
+                } else {
+                    String::new()
+                };
+                diag.error(
+                    arg.binding.span(),
+                    format!(
+                        "kernel `{kname}` has no binding `{bname}`{unused}; its bindings are {}",
+                        describe_bindings(kernel)
+                    ),
+                );
+            }
+            self.check_buffer_ref(&arg.target, diag);
+        }
+        let missing: Vec<String> = kernel
+            .bindings
+            .iter()
+            .filter(|b| !bound.contains_key(&b.name))
+            .map(ReflectedBinding::describe)
+            .collect();
+        if !missing.is_empty() {
+            diag.error(
+                decl.args_span,
+                format!(
+                    "node `{}` leaves {} of kernel `{kname}` unbound: {}; bind every binding: `{kname}({})`",
+                    decl.label.as_ref().unwrap_or(&decl.kernel),
+                    if missing.len() == 1 { "a binding" } else { "bindings" },
+                    missing.join(", "),
+                    kernel.bindings.iter().map(|b| format!("{}: buffer", b.name)).collect::<Vec<_>>().join(", ")
+                ),
+            );
+        }
+        let mut set: HashMap<String, Span> = HashMap::new();
+        for o in &decl.overrides {
+            let oname = o.name.to_string();
+            if let Some(first) = set.insert(oname.clone(), o.name.span()) {
+                diag.error_with_note(
+                    o.name.span(),
+                    format!("override `{oname}` is set twice"),
+                    first,
+                    "first set here",
+                );
+                continue;
+            }
+            if kernel.override_named(&oname).is_none() {
+                let known = if kernel.overrides.is_empty() {
+                    "it declares no `override` constants".to_owned()
+                } else {
+                    format!(
+                        "its overrides are {}",
+                        kernel
+                            .overrides
+                            .iter()
+                            .map(|o| o.describe())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                diag.error(
+                    o.name.span(),
+                    format!("kernel `{kname}` has no override `{oname}`; {known}"),
+                );
+            }
+        }
+        for o in &kernel.overrides {
+            if !o.has_init && !set.contains_key(&o.name) {
+                diag.error(
+                    decl.keyword.span(),
+                    format!(
+                        "node `{}` must set override `{}` of kernel `{kname}`, which has no default: `with {{ {} = ... }}`",
+                        decl.label.as_ref().unwrap_or(&decl.kernel),
+                        o.name,
+                        o.name
+                    ),
+                );
+            }
+        }
+        (diag.len() == before).then_some(ki)
+    }
+
+    fn check_buffer_ref(&self, target: &BufferRef, diag: &mut Diagnostics) {
+        let names: Vec<&Ident> = match target {
+            BufferRef::Name(n) => vec![n],
+            BufferRef::Alternate { a, b, .. } => vec![a, b],
+        };
+        for n in names {
+            if !self.buffer_index.contains_key(&n.to_string()) {
+                diag.error(
+                    n.span(),
+                    format!(
+                        "unknown buffer `{n}`; the buffers are {}",
+                        list(self.buffer_decls.iter().map(|b| b.name.to_string()))
+                    ),
+                );
+            }
+        }
+    }
+
+    /// One iteration of a node: resolves buffers and overrides, checks
+    /// bindings against buffers.
+    fn instance(
+        &self,
+        decl: &NodeDecl,
+        ki: usize,
+        var: Option<(&Ident, u64)>,
+        sites: &mut [Option<Site>],
+        diag: &mut Diagnostics,
+    ) -> Option<Instance> {
+        let kernel = self.kernel(ki)?;
+        let before = diag.len();
+        let base = decl.label.as_ref().unwrap_or(&decl.kernel).to_string();
+        let label = match var {
+            Some((_, i)) => format!("{base}[{i}]"),
+            None => base,
+        };
+        let in_iteration = match var {
+            Some((v, i)) => format!(" (in iteration {v} = {i})"),
+            None => String::new(),
+        };
+        let mut node_bindings = Vec::new();
+        let mut by_buffer: HashMap<usize, (Access, Vec<(String, BindingKind)>)> = HashMap::new();
+        let mut node_sites: HashMap<usize, UseSite> = HashMap::new();
+        for arg in &decl.args {
+            let Some(binding) = kernel.binding(&arg.binding.to_string()) else {
+                continue;
+            };
+            let (buf_ident, span) = match &arg.target {
+                BufferRef::Name(n) => (n, n.span()),
+                BufferRef::Alternate {
+                    keyword,
+                    pong,
+                    a,
+                    b,
+                } => match var {
+                    Some((_, i)) => {
+                        let first = (i % 2 == 0) != *pong;
+                        (if first { a } else { b }, keyword.span())
+                    }
+                    None => {
+                        diag.error(
+                            keyword.span(),
+                            format!(
+                                "`{keyword}(a, b)` alternates between iterations of a `repeat`; outside one, name the buffer directly"
+                            ),
+                        );
+                        continue;
+                    }
+                },
+            };
+            let Some(&bi) = self.buffer_index.get(&buf_ident.to_string()) else {
+                continue;
+            };
+            let Some(bdecl) = self.buffer_decls.get(bi) else {
+                continue;
+            };
+            // Uniform buffers bind to uniforms, everything else to storage.
+            let is_uniform_buffer = bdecl.class == BufferClass::Uniform;
+            if is_uniform_buffer != (binding.kind == BindingKind::Uniform) {
+                let fix = if is_uniform_buffer {
+                    format!(
+                        "bind a `var<uniform>`, or declare the buffer as `input {}[...]` for a storage binding",
+                        bdecl.name
+                    )
+                } else {
+                    format!("declare the buffer as `uniform {};`", bdecl.name)
+                };
+                diag.error(
+                    span,
+                    format!(
+                        "`{}` is {} buffer but kernel `{}` binds it through {}{in_iteration}; {fix}",
+                        bdecl.name,
+                        class_article(bdecl.class),
+                        kernel.name,
+                        binding.describe()
+                    ),
+                );
+                continue;
+            }
+            // One element type per buffer.
+            match sites.get_mut(bi) {
+                Some(Some(site)) => {
+                    if site.element != binding.element || site.element_size != binding.element_size
+                    {
+                        diag.error_with_note(
+                            span,
+                            format!(
+                                "buffer `{}` has two element types: `{}` binds it as {} (stride {}, Rust `{}`) but `{}` binds it as {} (stride {}, Rust `{}`){in_iteration}",
+                                bdecl.name,
+                                site.kernel,
+                                site.wgsl_type,
+                                site.element_size,
+                                site.element.display(),
+                                kernel.name,
+                                binding.wgsl_type,
+                                binding.element_size,
+                                binding.element.display()
+                            ),
+                            site.span,
+                            format!("`{}` binds `{}` through `{}` here", site.kernel, bdecl.name, site.binding),
+                        );
+                        continue;
+                    }
+                }
+                Some(slot @ None) => {
+                    *slot = Some(Site {
+                        kernel: kernel.name.to_string(),
+                        binding: binding.name.clone(),
+                        wgsl_type: binding.wgsl_type.clone(),
+                        element: binding.element.clone(),
+                        element_size: binding.element_size,
+                        span,
+                    });
+                }
+                None => continue,
+            }
+            // A fixed-size binding needs enough elements.
+            if let Some(min) = binding.min_elements
+                && !bdecl.len.extent.depends_on_n()
+                && bdecl.len.extent.add < min
+            {
+                diag.error_with_note(
+                    span,
+                    format!(
+                        "kernel `{}` binds `{}` as {}, which needs {min} element(s), but buffer `{}` has {}{in_iteration}",
+                        kernel.name, binding.name, binding.wgsl_type, bdecl.name, bdecl.len.extent.add
+                    ),
+                    bdecl.len.span,
+                    format!("`{}`'s length is declared here", bdecl.name),
+                );
+            }
+            node_bindings.push((binding.group, binding.binding, bi));
+            let entry = by_buffer.entry(bi).or_insert((binding.access, Vec::new()));
+            entry.0 = entry.0.union(binding.access);
+            entry.1.push((binding.name.clone(), binding.kind));
+            node_sites.entry(bi).or_insert(UseSite {
+                span,
+                binding: binding.name.clone(),
+                kind: binding.kind,
+                wgsl_type: binding.wgsl_type.clone(),
+            });
+        }
+        // A buffer bound twice, once writable, is a usage conflict in wgpu.
+        let mut conflicts: Vec<(usize, Vec<String>)> = by_buffer
+            .iter()
+            .filter(|(_, (_, b))| {
+                b.len() > 1 && b.iter().any(|(_, k)| *k == BindingKind::ReadWriteStorage)
+            })
+            .map(|(bi, (_, b))| (*bi, b.iter().map(|(n, _)| n.clone()).collect()))
+            .collect();
+        conflicts.sort();
+        for (bi, names) in conflicts {
+            let bname = self
+                .buffer_decls
+                .get(bi)
+                .map(|b| b.name.to_string())
+                .unwrap_or_default();
+            diag.error(
+                decl.args_span,
+                format!(
+                    "node `{label}` binds buffer `{bname}` to {} and one of them is `var<storage, read_write>`; a dispatch cannot use a buffer as writable storage and bind it again",
+                    list(names)
+                ),
+            );
+        }
+        // Overrides.
+        let mut overrides = Vec::new();
+        let mut values = Vec::new();
+        for o in &decl.overrides {
+            let Some(od) = kernel.override_named(&o.name.to_string()) else {
+                continue;
+            };
+            let value = match o.value.eval(var.map(|(v, i)| (v, i128::from(i)))) {
+                Ok(v) => v,
+                Err(e) => {
+                    diag.push(e);
+                    continue;
+                }
+            };
+            match check_override_value(od, value) {
+                Ok(v) => {
+                    overrides.push((od.key.clone(), v));
+                    values.push((od.name.clone(), v));
+                }
+                Err(message) => diag.error(o.value.span(), format!("{message}{in_iteration}")),
+            }
+        }
+        // Workgroup size.
+        let mut workgroup_size = None;
+        let mut uses_default = true;
+        if kernel.size_from_overrides && !values.is_empty() {
+            match kernel.workgroup_size_with(&values) {
+                Some(size) if size.contains(&0) => {
+                    diag.error(decl.keyword.span(), format!("node `{label}`: workgroup size {size:?} has a zero dimension{in_iteration}"));
+                }
+                Some(size) => {
+                    if size != kernel.workgroup_size {
+                        workgroup_size = Some(size);
+                        uses_default = false;
+                        if !self.native
+                            && let Some(message) = workgroup_limit_problem(size)
+                        {
+                            let span = decl.overrides.first().map_or(decl.keyword.span(), |o| o.name.span());
+                            diag.error(span, format!("node `{label}`: workgroup size {size:?} {message}{in_iteration}; {NATIVE_HINT}"));
+                        }
+                    }
+                }
+                None => diag.error(
+                    decl.keyword.span(),
+                    format!("node `{label}`: cannot evaluate the workgroup size of kernel `{}` with these overrides{in_iteration}", kernel.name),
+                ),
+            }
+        }
+        if kernel.size_from_overrides && kernel.workgroup_size.contains(&0) && uses_default {
+            diag.error(
+                decl.keyword.span(),
+                format!(
+                    "node `{label}`: the workgroup size of kernel `{}` needs override values",
+                    kernel.name
+                ),
+            );
+        }
+        if diag.len() != before {
+            return None;
+        }
+        let size = match &decl.size {
+            SizeDecl::Over(e) => SizeOut::Invocations(e.extent),
+            SizeDecl::Grid(es) => SizeOut::Workgroups(es.map(|e: ExtentExpr| e.extent)),
+        };
+        let mut uses: Vec<Use> = by_buffer
+            .iter()
+            .map(|(&buffer, (access, _))| Use {
+                buffer,
+                access: *access,
+            })
+            .collect();
+        uses.sort_by_key(|u| u.buffer);
+        Some((
+            NodeOut {
+                label,
+                kernel: ki,
+                bindings: node_bindings,
+                overrides,
+                workgroup_size,
+                size,
+            },
+            uses,
+            node_sites,
+            uses_default,
+        ))
+    }
+}
+
+fn class_keyword(class: BufferClass) -> &'static str {
+    match class {
+        BufferClass::Input => "input",
+        BufferClass::InOut => "inout",
+        BufferClass::Output => "output",
+        BufferClass::Intermediate => "intermediate",
+        BufferClass::Uniform => "uniform",
+    }
+}
+
+fn class_article(class: BufferClass) -> &'static str {
+    match class {
+        BufferClass::Input => "an `input`",
+        BufferClass::InOut => "an `inout`",
+        BufferClass::Output => "an `output`",
+        BufferClass::Intermediate => "an `intermediate`",
+        BufferClass::Uniform => "a `uniform`",
+    }
+}
+
+fn describe_bindings(kernel: &KernelInterface) -> String {
+    if kernel.bindings.is_empty() {
+        return "none".to_owned();
+    }
+    kernel
+        .bindings
+        .iter()
+        .map(ReflectedBinding::describe)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report_problem(
+    problem: &Problem,
+    ctx: &Ctx<'_>,
+    nodes: &[NodeOut],
+    use_sites: &[HashMap<usize, UseSite>],
+    node_decl_of: &[usize],
+    sites: &[Option<Site>],
+    reported: &mut Vec<(usize, usize, u8)>,
+    diag: &mut Diagnostics,
+) {
+    let buffer_name = |b: usize| {
+        ctx.buffer_decls
+            .get(b)
+            .map(|d| d.name.to_string())
+            .unwrap_or_default()
+    };
+    let node_site = |node: usize, buffer: usize| use_sites.get(node).and_then(|s| s.get(&buffer));
+    let mut once = |node: usize, buffer: usize, kind: u8| {
+        let key = (
+            node_decl_of.get(node).copied().unwrap_or(node),
+            buffer,
+            kind,
+        );
+        if reported.contains(&key) {
+            false
+        } else {
+            reported.push(key);
+            true
+        }
+    };
+    match *problem {
+        Problem::WritesReadOnly { node, buffer } => {
+            if !once(node, buffer, 0) {
+                return;
+            }
+            let (Some(n), Some(site), Some(b)) = (
+                nodes.get(node),
+                node_site(node, buffer),
+                ctx.buffer_decls.get(buffer),
+            ) else {
+                return;
+            };
+            diag.error(
+                site.span,
+                format!(
+                    "node `{}` writes `{}` through `{}` ({} {}), but `{}` is {} buffer, which nodes may only read; declare it `inout` (host data the graph may modify) or `intermediate`",
+                    n.label,
+                    b.name,
+                    site.binding,
+                    site.kind.wgsl(),
+                    site.wgsl_type,
+                    b.name,
+                    class_article(b.class)
+                ),
+            );
+        }
+        Problem::ReadBeforeWrite { node, buffer } => {
+            if !once(node, buffer, 1) {
+                return;
+            }
+            let (Some(n), Some(site), Some(b)) = (
+                nodes.get(node),
+                node_site(node, buffer),
+                ctx.buffer_decls.get(buffer),
+            ) else {
+                return;
+            };
+            diag.error(
+                site.span,
+                format!(
+                    "node `{}` reads `{}` through `{}` before any node writes it; {} buffers start with undefined contents: write it in an earlier node, or declare it `input`/`inout` to upload host data",
+                    n.label,
+                    b.name,
+                    site.binding,
+                    class_keyword(b.class)
+                ),
+            );
+        }
+        Problem::OutputNeverWritten { buffer } => {
+            let Some(b) = ctx.buffer_decls.get(buffer) else {
+                return;
+            };
+            if sites.get(buffer).is_some_and(Option::is_none) {
+                return; // already reported as unbound
+            }
+            diag.error(
+                b.name.span(),
+                format!(
+                    "output `{}` is never written by any node (nodes only read it); write it in a node or declare it `input`/`inout`",
+                    b.name
+                ),
+            );
+        }
+        Problem::Unused { buffer } => {
+            let Some(b) = ctx.buffer_decls.get(buffer) else {
+                return;
+            };
+            if sites.get(buffer).is_some_and(Option::is_none) {
+                return;
+            }
+            diag.error(
+                b.name.span(),
+                format!(
+                    "{} buffer `{}` is never read by any node; remove it",
+                    class_keyword(b.class),
+                    b.name
+                ),
+            );
+        }
+        Problem::NoSuchBuffer { node, buffer } | Problem::DuplicateUse { node, buffer } => {
+            diag.error(
+                Span::call_site(),
+                format!(
+                    "internal error: node {node} and buffer `{}` ({problem:?}); please report this",
+                    buffer_name(buffer)
+                ),
+            );
+        }
+        #[allow(unreachable_patterns)]
+        _ => {}
+    }
+}

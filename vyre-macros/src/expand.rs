@@ -1,0 +1,489 @@
+//! Stage 6: tokens. Only `quote!`: every decision was made by the earlier
+//! stages. Generated code reaches the runtime only through
+//! `::vyre_graph::__private` and uses fully qualified paths, so user code
+//! that shadows `Result`, `Vec` or `Option` still works.
+
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::Ident;
+use vyre_analysis::{Access, BufferClass};
+
+use crate::analyse::{BufferOut, GraphAnalysis, ProblemSize, SizeOut};
+use crate::input::{Extent, GraphInput, Header};
+use crate::reflect::BindingKind;
+use crate::rust_types::struct_tokens;
+
+fn private() -> TokenStream {
+    quote!(::vyre_graph::__private)
+}
+
+fn borrowed_str(s: &str) -> TokenStream {
+    let p = private();
+    quote!(#p::Cow::Borrowed(#s))
+}
+
+fn extent(e: Extent) -> TokenStream {
+    let p = private();
+    let (mul, div, add) = (
+        Literal::u64_suffixed(e.mul),
+        Literal::u64_suffixed(e.div),
+        Literal::u64_suffixed(e.add),
+    );
+    quote!(#p::Extent { mul: #mul, div: #div, add: #add })
+}
+
+fn class_tokens(class: BufferClass) -> TokenStream {
+    let p = private();
+    match class {
+        BufferClass::Input => quote!(#p::BufferClass::Input),
+        BufferClass::InOut => quote!(#p::BufferClass::InOut),
+        BufferClass::Output => quote!(#p::BufferClass::Output),
+        BufferClass::Intermediate => quote!(#p::BufferClass::Intermediate),
+        BufferClass::Uniform => quote!(#p::BufferClass::Uniform),
+    }
+}
+
+fn is_host_input(class: BufferClass) -> bool {
+    matches!(
+        class,
+        BufferClass::Input | BufferClass::InOut | BufferClass::Uniform
+    )
+}
+
+fn is_host_output(class: BufferClass) -> bool {
+    matches!(class, BufferClass::Output | BufferClass::InOut)
+}
+
+/// The `GraphSpec` constant's value.
+fn spec(a: &GraphAnalysis) -> TokenStream {
+    let p = private();
+    let name = borrowed_str(&a.header.name.to_string());
+    let kernels = a.kernels.iter().map(|k| {
+        let label = borrowed_str(&k.label);
+        let source = borrowed_str(&k.source);
+        let entry = borrowed_str(&k.entry_point);
+        let [x, y, z] = k.workgroup_size.map(Literal::u32_suffixed);
+        let bindings = k.bindings.iter().map(|b| {
+            let bname = borrowed_str(&b.name);
+            let group = Literal::u32_suffixed(b.group);
+            let binding = Literal::u32_suffixed(b.binding);
+            let kind = match b.kind {
+                BindingKind::ReadOnlyStorage => quote!(#p::BindingKind::ReadOnlyStorage),
+                BindingKind::ReadWriteStorage => quote!(#p::BindingKind::ReadWriteStorage),
+                BindingKind::Uniform => quote!(#p::BindingKind::Uniform),
+            };
+            let element_size = Literal::u32_suffixed(b.element_size);
+            let min = Literal::u64_suffixed(b.min_binding_size);
+            let access = match b.access {
+                Access::Read => quote!(#p::Access::Read),
+                Access::Write => quote!(#p::Access::Write),
+                Access::ReadWrite => quote!(#p::Access::ReadWrite),
+            };
+            let wgsl_type = borrowed_str(&b.wgsl_type);
+            quote! {
+                #p::BindingSpec {
+                    name: #bname,
+                    group: #group,
+                    binding: #binding,
+                    kind: #kind,
+                    element_size: #element_size,
+                    min_binding_size: #min,
+                    access: #access,
+                    wgsl_type: #wgsl_type,
+                }
+            }
+        });
+        quote! {
+            #p::KernelSpec {
+                label: #label,
+                source: #source,
+                entry_point: #entry,
+                workgroup_size: [#x, #y, #z],
+                bindings: #p::Cow::Borrowed(&[#(#bindings),*]),
+            }
+        }
+    });
+    let buffers = a.buffers.iter().map(|b| {
+        let bname = borrowed_str(&b.name.to_string());
+        let class = class_tokens(b.class);
+        let element_size = Literal::u32_suffixed(b.element_size);
+        let len = extent(b.len);
+        quote! {
+            #p::BufferSpec { name: #bname, class: #class, element_size: #element_size, len: #len }
+        }
+    });
+    let nodes = a.nodes.iter().map(|n| {
+        let label = borrowed_str(&n.label);
+        let kernel = Literal::usize_suffixed(n.kernel);
+        let bindings = n.bindings.iter().map(|&(group, binding, buffer)| {
+            let (group, binding, buffer) = (
+                Literal::u32_suffixed(group),
+                Literal::u32_suffixed(binding),
+                Literal::usize_suffixed(buffer),
+            );
+            quote!(#p::NodeBinding { group: #group, binding: #binding, buffer: #buffer })
+        });
+        let overrides = n.overrides.iter().map(|(key, value)| {
+            let key = borrowed_str(key);
+            let value = if value.is_finite() {
+                Literal::f64_suffixed(*value)
+            } else {
+                Literal::f64_suffixed(0.0)
+            };
+            quote!(#p::OverrideValue { name: #key, value: #value })
+        });
+        let workgroup_size = match n.workgroup_size {
+            Some(size) => {
+                let [x, y, z] = size.map(Literal::u32_suffixed);
+                quote!(::core::option::Option::Some([#x, #y, #z]))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let size = match n.size {
+            SizeOut::Invocations(e) => {
+                let e = extent(e);
+                quote!(#p::DispatchSize::Invocations(#e))
+            }
+            SizeOut::Workgroups(es) => {
+                let [x, y, z] = es.map(extent);
+                quote!(#p::DispatchSize::Workgroups([#x, #y, #z]))
+            }
+        };
+        quote! {
+            #p::NodeSpec {
+                label: #label,
+                kernel: #kernel,
+                bindings: #p::Cow::Borrowed(&[#(#bindings),*]),
+                overrides: #p::Cow::Borrowed(&[#(#overrides),*]),
+                workgroup_size: #workgroup_size,
+                size: #size,
+            }
+        }
+    });
+    quote! {
+        #p::GraphSpec {
+            name: #name,
+            kernels: #p::Cow::Borrowed(&[#(#kernels),*]),
+            buffers: #p::Cow::Borrowed(&[#(#buffers),*]),
+            nodes: #p::Cow::Borrowed(&[#(#nodes),*]),
+        }
+    }
+}
+
+fn element_doc(b: &BufferOut) -> String {
+    let class = match b.class {
+        BufferClass::Input => "input",
+        BufferClass::InOut => "inout",
+        BufferClass::Output => "output",
+        BufferClass::Intermediate => "intermediate",
+        BufferClass::Uniform => "uniform",
+    };
+    if b.class == BufferClass::Uniform {
+        format!("`{}` ({class}): one `{}`", b.name, b.element.display())
+    } else {
+        format!(
+            "`{}` ({class}): {} elements of `{}`",
+            b.name,
+            b.len,
+            b.element.display()
+        )
+    }
+}
+
+/// The full expansion of a checked graph.
+pub fn expand(a: &GraphAnalysis) -> TokenStream {
+    let p = private();
+    let Header { attrs, vis, name } = &a.header;
+    let outputs_name = format_ident!("{}Outputs", name);
+    let resident_name = format_ident!("{}Resident", name);
+    let has_docs = attrs.iter().any(|attr| attr.path().is_ident("doc"));
+    let default_doc = (!has_docs).then(|| {
+        let doc = format!("The `{name}` compute graph.");
+        quote!(#[doc = #doc])
+    });
+    let summary = format!(
+        "Generated by `graph!`: {} kernel(s), {} buffer(s), {} node(s). Buffers:",
+        a.kernels.len(),
+        a.buffers.len(),
+        a.nodes.len()
+    );
+    let buffer_docs: Vec<String> = a
+        .buffers
+        .iter()
+        .map(|b| format!("- {}", element_doc(b)))
+        .collect();
+
+    let structs = a
+        .structs
+        .iter()
+        .map(|(def, origin)| struct_tokens(def, vis, &format!("kernel `{origin}`")));
+
+    // Host inputs, in declaration order (`GraphSpec::host_inputs`).
+    let inputs: Vec<(usize, &BufferOut)> = a
+        .buffers
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| is_host_input(b.class))
+        .collect();
+    let outputs: Vec<(usize, &BufferOut)> = a
+        .buffers
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| is_host_output(b.class))
+        .collect();
+    let lifetime = (!inputs.is_empty()).then(|| quote!(<'a>));
+    let n_param = (a.problem_size == ProblemSize::Param).then(|| quote!(n: u64,));
+    let n_arg = (a.problem_size == ProblemSize::Param).then(|| quote!(n,));
+    let params: Vec<TokenStream> = inputs
+        .iter()
+        .map(|(_, b)| {
+            let ident = &b.name;
+            let ty = b.element.tokens();
+            quote!(#ident: impl ::core::convert::Into<#p::Input<'a, #ty>>)
+        })
+        .collect();
+    let args: Vec<&Ident> = inputs.iter().map(|(_, b)| &b.name).collect();
+    let feeds = inputs.iter().map(|(_, b)| {
+        let ident = &b.name;
+        let ty = b.element.tokens();
+        quote!(::core::convert::Into::<#p::Input<'a, #ty>>::into(#ident).feed())
+    });
+    let feeds = quote!(let __vyre_feeds: &[_] = &[#(#feeds),*];);
+    let problem_size = match a.problem_size {
+        ProblemSize::Infer => quote!(let n: u64 = self.graph.infer_problem_size(__vyre_feeds)?;),
+        ProblemSize::Param => quote!(),
+        ProblemSize::Unused => quote!(let n: u64 = 0;),
+    };
+    let out_fields = outputs.iter().map(|(_, b)| {
+        let ident = &b.name;
+        let ty = b.element.tokens();
+        let doc = format!("Read back from {}.", element_doc(b));
+        quote!(#[doc = #doc] pub #ident: ::std::vec::Vec<#ty>)
+    });
+    let resident_fields = outputs.iter().map(|(_, b)| {
+        let ident = &b.name;
+        let doc = format!("The device buffer of {}.", element_doc(b));
+        quote!(#[doc = #doc] pub #ident: #p::GpuBufferHandle)
+    });
+    let host_allocs = outputs.iter().map(|(i, b)| {
+        let ident = &b.name;
+        let ty = b.element.tokens();
+        let index = Literal::usize_suffixed(*i);
+        quote!(let mut #ident = #p::zeroed_vec::<#ty>(self.graph.buffer_len(#index, n)?);)
+    });
+    let host_sinks = outputs.iter().map(|(_, b)| {
+        let ident = &b.name;
+        quote!(#p::Sink::Host(#p::bytemuck::cast_slice_mut(#ident.as_mut_slice())))
+    });
+    let device_allocs = outputs.iter().map(|(i, b)| {
+        let ident = &b.name;
+        let index = Literal::usize_suffixed(*i);
+        quote!(let #ident = self.graph.create_buffer(#index, n)?;)
+    });
+    let device_sinks = outputs.iter().map(|(_, b)| {
+        let ident = &b.name;
+        quote!(#p::Sink::Device(&#ident))
+    });
+    let out_names: Vec<&Ident> = outputs.iter().map(|(_, b)| &b.name).collect();
+    let spec = spec(a);
+
+    let outputs_doc =
+        format!("Outputs of [`{name}::run`]: the `output` and `inout` buffers, read back.");
+    let resident_doc = format!(
+        "Outputs of [`{name}::run_resident`]: the `output` and `inout` buffers, left on the device."
+    );
+    let n_doc = match a.problem_size {
+        ProblemSize::Infer => "The problem size `n` is inferred from the inputs' lengths.",
+        ProblemSize::Param => "`n` is the problem size every size of the graph depends on.",
+        ProblemSize::Unused => "No size depends on the problem size.",
+    };
+    let args_doc: Vec<String> = inputs
+        .iter()
+        .map(|(_, b)| format!("- {}", element_doc(b)))
+        .collect();
+    let run_doc = format!(
+        "Runs the graph once (uploads the inputs, dispatches every node in one submission, reads back the outputs). {n_doc} Arguments, in order:"
+    );
+    let errors_doc = "# Errors\n\nWhen an input has the wrong length, a size overflows a device limit, or the device fails.";
+
+    quote! {
+        #(#structs)*
+
+        #(#attrs)*
+        #default_doc
+        #[doc = ""]
+        #[doc = #summary]
+        #(#[doc = #buffer_docs])*
+        #vis struct #name {
+            graph: #p::Graph,
+        }
+
+        #[doc = #outputs_doc]
+        #vis struct #outputs_name {
+            #(#out_fields,)*
+        }
+
+        #[doc = #resident_doc]
+        #vis struct #resident_name {
+            #(#resident_fields,)*
+        }
+
+        impl #name {
+            /// The static description of this graph (kernels, buffers, nodes), checked at compile time.
+            pub const SPEC: #p::GraphSpec = #spec;
+
+            /// Compiles the graph's kernels on `gpu`.
+            ///
+            /// # Errors
+            ///
+            /// When the device rejects a kernel or lacks a limit the graph needs.
+            pub fn new(gpu: &#p::Gpu) -> ::core::result::Result<Self, #p::BackendError> {
+                ::core::result::Result::Ok(Self { graph: #p::Graph::new(gpu, Self::SPEC)? })
+            }
+
+            #[doc = #run_doc]
+            #(#[doc = #args_doc])*
+            #[doc = ""]
+            #[doc = #errors_doc]
+            pub fn run #lifetime (&self, #n_param #(#params),*) -> ::core::result::Result<#outputs_name, #p::BackendError> {
+                self.run_with(&<#p::DispatchConfig as ::core::default::Default>::default(), #n_arg #(#args),*)
+            }
+
+            /// Like [`Self::run`], with an explicit dispatch configuration.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::run`].
+            pub fn run_with #lifetime (&self, config: &#p::DispatchConfig, #n_param #(#params),*) -> ::core::result::Result<#outputs_name, #p::BackendError> {
+                self.run_reported(config, #n_arg #(#args),*).map(|(outputs, _)| outputs)
+            }
+
+            /// Like [`Self::run_with`], also returning the run's report (plan, cache hit, recording time).
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::run`].
+            pub fn run_reported #lifetime (&self, config: &#p::DispatchConfig, #n_param #(#params),*) -> ::core::result::Result<(#outputs_name, #p::RunReport), #p::BackendError> {
+                #feeds
+                #problem_size
+                #(#host_allocs)*
+                let report = self.graph.run(n, __vyre_feeds, &mut [#(#host_sinks),*], config)?;
+                ::core::result::Result::Ok((#outputs_name { #(#out_names),* }, report))
+            }
+
+            /// Like [`Self::run`], but leaves the outputs on the device (to feed another graph or read later).
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::run`].
+            pub fn run_resident #lifetime (&self, #n_param #(#params),*) -> ::core::result::Result<#resident_name, #p::BackendError> {
+                #feeds
+                #problem_size
+                #(#device_allocs)*
+                self.graph.run(n, __vyre_feeds, &mut [#(#device_sinks),*], &<#p::DispatchConfig as ::core::default::Default>::default())?;
+                ::core::result::Result::Ok(#resident_name { #(#out_names),* })
+            }
+
+            /// The runtime graph.
+            pub fn graph(&self) -> &#p::Graph {
+                &self.graph
+            }
+
+            /// What the graph does: levels, buffers, memory.
+            pub fn describe(&self) -> #p::Description {
+                self.graph.describe()
+            }
+
+            /// The graph in Graphviz DOT.
+            pub fn to_dot(&self) -> ::std::string::String {
+                self.graph.to_dot()
+            }
+        }
+    }
+}
+
+/// What is emitted beside the errors when anything failed: the same type
+/// with the same methods (bodies unreachable), so the user's other code
+/// still resolves and they see the real errors, not a cascade.
+pub fn stub(input: &GraphInput) -> TokenStream {
+    let Some(Header { attrs, vis, name }) = &input.header else {
+        return TokenStream::new();
+    };
+    let p = private();
+    let outputs_name = format_ident!("{}Outputs", name);
+    let resident_name = format_ident!("{}Resident", name);
+    let docs = attrs.iter().filter(|a| a.path().is_ident("doc"));
+    // Arity as declared: `n` when no input's size can give it, then one
+    // argument per host input, each of any type.
+    let inputs: Vec<Ident> = input
+        .buffers
+        .iter()
+        .filter(|b| is_host_input(b.class))
+        .enumerate()
+        .map(|(i, b)| {
+            let mut ident = b.name.clone();
+            ident.set_span(Span::call_site());
+            if ident == "n" || ident == "config" {
+                format_ident!("__vyre_arg{i}")
+            } else {
+                ident
+            }
+        })
+        .collect();
+    let generics: Vec<Ident> = (0..inputs.len())
+        .map(|i| format_ident!("__VyreT{i}"))
+        .collect();
+    let needs_n = !input.buffers.iter().any(|b| {
+        matches!(b.class, BufferClass::Input | BufferClass::InOut) && b.len.extent.solvable()
+    });
+    let n_param = needs_n.then(|| quote!(_n: u64,));
+    let generic_list = (!generics.is_empty()).then(|| quote!(<#(#generics),*>));
+    let params = quote!(#(#inputs: #generics),*);
+    let unreachable = quote!(::core::unreachable!("graph! failed to compile"));
+    quote! {
+        #(#docs)*
+        /// (graph! reported errors; this is a placeholder.)
+        #vis struct #name {
+            _graph: (),
+        }
+        /// Placeholder outputs (graph! reported errors).
+        #vis struct #outputs_name {}
+        /// Placeholder resident outputs (graph! reported errors).
+        #vis struct #resident_name {}
+        #[allow(unused_variables, clippy::diverging_sub_expression)]
+        impl #name {
+            /// Placeholder (graph! reported errors).
+            pub fn new(gpu: &#p::Gpu) -> ::core::result::Result<Self, #p::BackendError> {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
+            pub fn run #generic_list (&self, #n_param #params) -> ::core::result::Result<#outputs_name, #p::BackendError> {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
+            pub fn run_with #generic_list (&self, config: &#p::DispatchConfig, #n_param #params) -> ::core::result::Result<#outputs_name, #p::BackendError> {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
+            pub fn run_reported #generic_list (&self, config: &#p::DispatchConfig, #n_param #params) -> ::core::result::Result<(#outputs_name, #p::RunReport), #p::BackendError> {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
+            pub fn run_resident #generic_list (&self, #n_param #params) -> ::core::result::Result<#resident_name, #p::BackendError> {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
+            pub fn graph(&self) -> &#p::Graph {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
+            pub fn describe(&self) -> #p::Description {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
+            pub fn to_dot(&self) -> ::std::string::String {
+                #unreachable
+            }
+        }
+    }
+}

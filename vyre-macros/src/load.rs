@@ -1,0 +1,515 @@
+//! Stage 2: the WGSL text of each kernel, with a map from byte offsets in
+//! that text back to the user's source ([`LoadedKernel`]).
+//!
+//! * A string literal: offsets map to `file:line:col` inside the literal
+//!   (decoding escapes and raw-string prefixes from the literal's token text);
+//!   the error span is the literal (stable Rust cannot point inside one).
+//! * `file "path"`: read relative to `CARGO_MANIFEST_DIR`; offsets map to
+//!   `path:line:col`; the error span is the path literal.
+//! * `wgsl { ... }`: the text is rebuilt from each token's line and column,
+//!   so the layout (and naga's line numbers) match the Rust file exactly and
+//!   an offset maps to the very token that holds it.
+
+use std::path::PathBuf;
+
+use proc_macro2::{Delimiter, Group, Span, TokenTree};
+use syn::{Ident, LitStr};
+
+use crate::diag::Diagnostics;
+use crate::input::{KernelDecl, KernelSource};
+
+/// A kernel's WGSL and where it came from.
+pub struct LoadedKernel {
+    /// The kernel's name in the graph.
+    pub name: Ident,
+    /// `entry "name"`, if given.
+    pub entry: Option<LitStr>,
+    /// The WGSL text naga sees.
+    pub source: String,
+    /// Where each byte came from.
+    pub origin: Origin,
+}
+
+/// The source map of a [`LoadedKernel`].
+pub enum Origin {
+    /// A string literal.
+    Literal {
+        /// The literal's span.
+        span: Span,
+        /// Position of every decoded character inside the literal.
+        map: LiteralMap,
+    },
+    /// A `.wgsl` file.
+    File {
+        /// The path literal's span.
+        span: Span,
+        /// The path as written.
+        written: String,
+        /// The resolved absolute path.
+        resolved: PathBuf,
+    },
+    /// WGSL as Rust tokens.
+    Tokens {
+        /// The `{ ... }` group's span (fallback).
+        span: Span,
+        /// Byte ranges of the rebuilt text and the token each came from.
+        map: TokenMap,
+    },
+}
+
+/// Where a byte offset of a kernel's WGSL is in the user's source.
+pub struct Located {
+    /// The best span for an error there.
+    pub span: Span,
+    /// `file:line:col` (1-based line and column), when known.
+    pub place: Option<String>,
+}
+
+impl LoadedKernel {
+    /// Maps a byte offset of [`Self::source`] back to the user's source.
+    pub fn locate(&self, offset: usize) -> Located {
+        match &self.origin {
+            Origin::Literal { span, map } => {
+                let place = map.position(offset).and_then(|(line_delta, col)| {
+                    let start = span.start();
+                    let file = span_file(*span)?;
+                    let line = start.line.checked_add(line_delta)?;
+                    let column = if line_delta == 0 {
+                        start.column.checked_add(col)?
+                    } else {
+                        col
+                    };
+                    Some(format!("{file}:{line}:{}", column.saturating_add(1)))
+                });
+                Located { span: *span, place }
+            }
+            Origin::File { span, resolved, .. } => {
+                let (line, col) = line_col(&self.source, offset);
+                Located {
+                    span: *span,
+                    place: Some(format!("{}:{line}:{col}", resolved.display())),
+                }
+            }
+            Origin::Tokens { span, map } => {
+                let span = map.token_at(offset).unwrap_or(*span);
+                let start = span.start();
+                let place = span_file(span)
+                    .map(|f| format!("{f}:{}:{}", start.line, start.column.saturating_add(1)));
+                Located { span, place }
+            }
+        }
+    }
+
+    /// The name naga's code frame shows for this kernel's text.
+    pub fn frame_path(&self) -> String {
+        match &self.origin {
+            Origin::Literal { .. } => format!("<kernel {}>", self.name),
+            Origin::File { written, .. } => written.clone(),
+            Origin::Tokens { span, .. } => {
+                span_file(*span).unwrap_or_else(|| format!("<kernel {}>", self.name))
+            }
+        }
+    }
+
+    /// The absolute path of a file kernel, for an `include_str!` that makes
+    /// Cargo rebuild when the file changes.
+    pub fn tracked_path(&self) -> Option<&str> {
+        match &self.origin {
+            Origin::File { resolved, .. } if resolved.is_absolute() => resolved.to_str(),
+            _ => None,
+        }
+    }
+
+    /// The span naming the kernel's source as a whole.
+    pub fn source_span(&self) -> Span {
+        match &self.origin {
+            Origin::Literal { span, .. }
+            | Origin::File { span, .. }
+            | Origin::Tokens { span, .. } => *span,
+        }
+    }
+}
+
+/// The file a span is in, as rustc names it, when that is a real file.
+///
+/// Outside a real macro expansion (unit tests) proc-macro2 names parsed
+/// strings `<parsed string N>`; those are not files, so this returns `None`.
+pub fn span_file(span: Span) -> Option<String> {
+    let file = span.file();
+    if file.is_empty() || file.starts_with('<') {
+        None
+    } else {
+        Some(file)
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut line = 1;
+    let mut col = 1;
+    for (i, c) in text.char_indices() {
+        if i >= offset {
+            break;
+        }
+        if c == '\n' {
+            line += 1;
+            col = 1;
+        } else {
+            col += 1;
+        }
+    }
+    (line, col)
+}
+
+/// Loads every kernel, reporting unreadable files and malformed token
+/// WGSL. Kernels that fail are left out.
+pub fn load_all(kernels: &[KernelDecl], diag: &mut Diagnostics) -> Vec<Option<LoadedKernel>> {
+    kernels
+        .iter()
+        .map(|k| match load(k) {
+            Ok(loaded) => Some(loaded),
+            Err(e) => {
+                diag.push(e);
+                None
+            }
+        })
+        .collect()
+}
+
+/// Loads one kernel.
+pub fn load(decl: &KernelDecl) -> syn::Result<LoadedKernel> {
+    let (source, origin) = match &decl.source {
+        KernelSource::Literal(lit) => {
+            let source = lit.value();
+            let map = LiteralMap::new(&lit.token().to_string());
+            (
+                source,
+                Origin::Literal {
+                    span: lit.span(),
+                    map,
+                },
+            )
+        }
+        KernelSource::File(lit) => {
+            let written = lit.value();
+            let base = std::env::var_os("CARGO_MANIFEST_DIR")
+                .map(PathBuf::from)
+                .or_else(|| std::env::current_dir().ok())
+                .unwrap_or_default();
+            let resolved = base.join(&written);
+            let source = std::fs::read_to_string(&resolved).map_err(|e| {
+                syn::Error::new(
+                    lit.span(),
+                    format!(
+                        "cannot read the WGSL file of kernel `{}`: `{written}` (resolved to `{}`, relative to CARGO_MANIFEST_DIR): {e}",
+                        decl.name,
+                        resolved.display()
+                    ),
+                )
+            })?;
+            (
+                source,
+                Origin::File {
+                    span: lit.span(),
+                    written,
+                    resolved,
+                },
+            )
+        }
+        KernelSource::Tokens(group) => {
+            let (source, map) = rebuild(group);
+            if source.trim().is_empty() {
+                return Err(syn::Error::new(
+                    group.span(),
+                    format!("kernel `{}` has no WGSL inside `wgsl {{ }}`", decl.name),
+                ));
+            }
+            (
+                source,
+                Origin::Tokens {
+                    span: group.span(),
+                    map,
+                },
+            )
+        }
+    };
+    Ok(LoadedKernel {
+        name: decl.name.clone(),
+        entry: decl.entry.clone(),
+        source,
+        origin,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// String literals
+
+/// For each decoded character of a string literal: its byte offset in the
+/// value, and its line (relative to the literal's first line) and column (in
+/// characters; on the first line relative to the literal's first character).
+pub struct LiteralMap {
+    chars: Vec<(usize, usize, usize)>,
+    end: (usize, usize),
+}
+
+impl LiteralMap {
+    /// Builds the map from the literal's token text (`"..."`, `r#"..."#`).
+    pub fn new(token: &str) -> Self {
+        let chars: Vec<char> = token.chars().collect();
+        let mut out = Vec::new();
+        let mut value_offset = 0usize;
+        // Position in the token text.
+        let mut line = 0usize;
+        let mut col;
+        let mut i;
+        let advance = |c: char, line: &mut usize, col: &mut usize| {
+            if c == '\n' {
+                *line += 1;
+                *col = 0;
+            } else {
+                *col += 1;
+            }
+        };
+        let at = |i: usize| chars.get(i).copied();
+        if at(0) == Some('r') {
+            // Raw string: r, hashes, quote; the value is verbatim.
+            let mut hashes = 0;
+            i = 1;
+            while at(i) == Some('#') {
+                hashes += 1;
+                i += 1;
+            }
+            i += 1; // the quote
+            col = i;
+            let end = chars.len().saturating_sub(hashes + 1);
+            while i < end {
+                let Some(c) = at(i) else { break };
+                out.push((value_offset, line, col));
+                value_offset += c.len_utf8();
+                advance(c, &mut line, &mut col);
+                i += 1;
+            }
+        } else {
+            i = 1; // the quote
+            col = 1;
+            let end = chars.len().saturating_sub(1);
+            while i < end {
+                let Some(c) = at(i) else { break };
+                if c != '\\' {
+                    out.push((value_offset, line, col));
+                    value_offset += c.len_utf8();
+                    advance(c, &mut line, &mut col);
+                    i += 1;
+                    continue;
+                }
+                let start = (line, col);
+                match at(i + 1) {
+                    Some('\n') | Some('\r') => {
+                        // Line continuation: skip the newline and leading whitespace.
+                        i += 1;
+                        col += 1;
+                        while let Some(w) = at(i) {
+                            if !w.is_whitespace() {
+                                break;
+                            }
+                            advance(w, &mut line, &mut col);
+                            i += 1;
+                        }
+                    }
+                    Some('x') => {
+                        out.push((value_offset, start.0, start.1));
+                        value_offset += 1; // \x escapes are ASCII
+                        i += 4;
+                        col += 4;
+                    }
+                    Some('u') => {
+                        let mut j = i + 2;
+                        let mut digits = String::new();
+                        while let Some(d) = at(j) {
+                            j += 1;
+                            if d == '}' {
+                                break;
+                            }
+                            if d != '{' && d != '_' {
+                                digits.push(d);
+                            }
+                        }
+                        let decoded = u32::from_str_radix(&digits, 16)
+                            .ok()
+                            .and_then(char::from_u32)
+                            .map_or(1, char::len_utf8);
+                        out.push((value_offset, start.0, start.1));
+                        value_offset += decoded;
+                        col += j - i;
+                        i = j;
+                    }
+                    _ => {
+                        out.push((value_offset, start.0, start.1));
+                        value_offset += 1;
+                        i += 2;
+                        col += 2;
+                    }
+                }
+            }
+        }
+        LiteralMap {
+            chars: out,
+            end: (line, col),
+        }
+    }
+
+    /// `(line delta, column)` of a byte offset of the value; the end of the
+    /// literal for offsets past it.
+    pub fn position(&self, offset: usize) -> Option<(usize, usize)> {
+        let idx = self.chars.partition_point(|&(o, _, _)| o <= offset);
+        match idx.checked_sub(1).and_then(|i| self.chars.get(i)) {
+            Some(&(o, line, col)) if o == offset || idx < self.chars.len() => Some((line, col)),
+            Some(_) | None => Some(self.end),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// WGSL as tokens
+
+/// Byte ranges of the rebuilt WGSL text and the token each came from.
+pub struct TokenMap {
+    entries: Vec<(usize, usize, Span)>,
+}
+
+impl TokenMap {
+    /// The token holding `offset`, or the closest one before it (errors at
+    /// whitespace or at the end), or the first token.
+    pub fn token_at(&self, offset: usize) -> Option<Span> {
+        let idx = self
+            .entries
+            .partition_point(|&(start, _, _)| start <= offset);
+        idx.checked_sub(1)
+            .and_then(|i| self.entries.get(i))
+            .or_else(|| self.entries.first())
+            .map(|&(_, _, span)| span)
+    }
+
+    /// How many tokens were mapped.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+/// One level of the rebuild's explicit stack: the tokens of a group, the
+/// next index, and the closing delimiter to place after them.
+type Level = (Vec<TokenTree>, usize, Option<(char, Span)>);
+
+/// Most blank lines the rebuild will insert (guards against absurd spans).
+const MAX_TEXT: usize = 16 << 20;
+
+/// Rebuilds WGSL text from the tokens inside `group`, placing every token at
+/// its own line and column, so naga's line numbers are the Rust file's. Doc
+/// comments (`///`, which the Rust tokenizer turns into `#[doc = ".."]`) are
+/// dropped like other comments. Tokens whose positions go backwards (spans
+/// from a macro expansion) are separated by one space instead.
+pub fn rebuild(group: &Group) -> (String, TokenMap) {
+    let mut out = Rebuilder {
+        text: String::new(),
+        line: 1,
+        col: 0,
+        entries: Vec::new(),
+    };
+    // Explicit stack instead of recursion: nesting depth is unbounded.
+    let mut stack: Vec<Level> = vec![(group.stream().into_iter().collect(), 0, None)];
+    while let Some((tokens, index, close)) = stack.last_mut() {
+        let Some(token) = tokens.get(*index).cloned() else {
+            let close = *close;
+            stack.pop();
+            if let Some((c, span)) = close {
+                out.place(&c.to_string(), span);
+            }
+            continue;
+        };
+        *index += 1;
+        match token {
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                // `#[doc = ".."]` / `#![doc = ".."]` from doc comments.
+                let mut skip = 0;
+                let mut next = tokens.get(*index);
+                if let Some(TokenTree::Punct(bang)) = next
+                    && bang.as_char() == '!'
+                {
+                    skip = 1;
+                    next = tokens.get(*index + 1);
+                }
+                let is_doc = matches!(next, Some(TokenTree::Group(g))
+                    if g.delimiter() == Delimiter::Bracket
+                        && matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(i)) if i == "doc"));
+                if is_doc {
+                    *index += skip + 1;
+                } else {
+                    out.place("#", p.span());
+                }
+            }
+            TokenTree::Punct(p) => out.place(&p.as_char().to_string(), p.span()),
+            TokenTree::Ident(i) => out.place(&i.to_string(), i.span()),
+            TokenTree::Literal(l) => out.place(&l.to_string(), l.span()),
+            TokenTree::Group(g) => {
+                let (open, close) = match g.delimiter() {
+                    Delimiter::Parenthesis => (Some('('), Some(')')),
+                    Delimiter::Brace => (Some('{'), Some('}')),
+                    Delimiter::Bracket => (Some('['), Some(']')),
+                    Delimiter::None => (None, None),
+                };
+                if let Some(o) = open {
+                    out.place(&o.to_string(), g.span_open());
+                }
+                let close = close.map(|c| (c, g.span_close()));
+                stack.push((g.stream().into_iter().collect(), 0, close));
+            }
+        }
+    }
+    (
+        out.text,
+        TokenMap {
+            entries: out.entries,
+        },
+    )
+}
+
+struct Rebuilder {
+    text: String,
+    line: usize,
+    col: usize,
+    entries: Vec<(usize, usize, Span)>,
+}
+
+impl Rebuilder {
+    fn place(&mut self, token: &str, span: Span) {
+        let start = span.start();
+        let lines = start.line.saturating_sub(self.line);
+        if start.line > self.line && self.text.len().saturating_add(lines) < MAX_TEXT {
+            self.text.extend(std::iter::repeat_n('\n', lines));
+            self.line = start.line;
+            self.col = 0;
+        }
+        if start.line == self.line && start.column >= self.col && start.column - self.col < MAX_TEXT
+        {
+            self.text
+                .extend(std::iter::repeat_n(' ', start.column - self.col));
+            self.col = start.column;
+        } else if !self.text.is_empty() && !self.text.ends_with(char::is_whitespace) {
+            // Out of order: keep tokens apart.
+            self.text.push(' ');
+            self.col += 1;
+        }
+        let begin = self.text.len();
+        self.text.push_str(token);
+        self.entries.push((begin, self.text.len(), span));
+        for c in token.chars() {
+            if c == '\n' {
+                self.line += 1;
+                self.col = 0;
+            } else {
+                self.col += 1;
+            }
+        }
+    }
+}

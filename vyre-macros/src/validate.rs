@@ -1,0 +1,178 @@
+//! Stage 3: naga's WGSL front end **and** its validator
+//! ([`ValidatedKernel`]).
+//!
+//! The front end catches syntax and many type errors; others (mixed-type
+//! arithmetic, stores into `read` buffers) only the validator catches, so
+//! both always run. Errors render naga's code frame (plain text) under a
+//! header naming the kernel and the user's `file:line:col`.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
+
+use crate::load::LoadedKernel;
+
+/// A kernel naga parsed and validated: proof for the reflection stage.
+pub struct ValidatedKernel {
+    /// The loaded kernel.
+    pub loaded: LoadedKernel,
+    /// The naga IR.
+    pub module: naga::Module,
+    /// The validator's analysis (global uses per entry point).
+    pub info: ModuleInfo,
+}
+
+/// Stack for naga: its parser recurses (up to 200 levels, each several
+/// frames), and proc macros often run unoptimised.
+const NAGA_STACK: usize = 64 << 20;
+
+/// What naga made of a kernel (all `Send`, so it can cross threads).
+enum Outcome {
+    Valid(Box<(naga::Module, ModuleInfo)>),
+    Error {
+        stage: &'static str,
+        message: String,
+        offset: Option<usize>,
+        frame: String,
+    },
+}
+
+/// Parses and validates one kernel. `native` (`limits native;`) enables
+/// every naga capability; otherwise the WebGPU defaults apply.
+///
+/// naga runs on a thread of its own with a large stack (deeply nested WGSL
+/// cannot overflow the compiler's stack), and a panic in naga becomes an
+/// error instead of aborting the build.
+pub fn validate(loaded: LoadedKernel, native: bool) -> syn::Result<ValidatedKernel> {
+    let source = loaded.source.clone();
+    let path = loaded.frame_path();
+    let spawned = std::thread::Builder::new()
+        .name("vyre-naga".into())
+        .stack_size(NAGA_STACK)
+        .spawn(move || run_naga(&source, &path, native));
+    let outcome = match spawned {
+        Ok(handle) => handle.join().ok(),
+        // No thread to be had: run here, still catching panics.
+        Err(_) => {
+            let (source, path) = (loaded.source.as_str(), loaded.frame_path());
+            catch_unwind(AssertUnwindSafe(|| run_naga(source, &path, native))).ok()
+        }
+    };
+    match outcome {
+        Some(Outcome::Valid(valid)) => {
+            let (module, info) = *valid;
+            Ok(ValidatedKernel {
+                loaded,
+                module,
+                info,
+            })
+        }
+        Some(Outcome::Error {
+            stage,
+            message,
+            offset,
+            frame,
+        }) => Err(wgsl_error(&loaded, stage, &message, offset, &frame)),
+        None => Err(syn::Error::new(
+            loaded.name.span(),
+            format!(
+                "internal error: naga panicked on kernel `{}`; please report this",
+                loaded.name
+            ),
+        )),
+    }
+}
+
+fn run_naga(source: &str, path: &str, native: bool) -> Outcome {
+    let module = match naga::front::wgsl::parse_str(source) {
+        Ok(module) => module,
+        Err(e) => {
+            let offset = e
+                .labels()
+                .next()
+                .and_then(|(span, _)| span.to_range())
+                .map(|r| r.start);
+            return Outcome::Error {
+                stage: "parse",
+                message: e.message().to_owned(),
+                offset,
+                frame: e.emit_to_string_with_path(source, path),
+            };
+        }
+    };
+    let capabilities = if native {
+        Capabilities::all()
+    } else {
+        Capabilities::default()
+    };
+    let mut validator = Validator::new(ValidationFlags::all(), capabilities);
+    match validator.validate(&module) {
+        Ok(info) => Outcome::Valid(Box::new((module, info))),
+        Err(e) => {
+            // The most specific (shortest) span: naga adds enclosing
+            // contexts (the function, the statement) as further spans.
+            let offset = e
+                .spans()
+                .filter_map(|(span, _)| span.to_range())
+                .min_by_key(|r| r.len())
+                .map(|r| r.start);
+            Outcome::Error {
+                stage: "validation",
+                message: error_chain(e.as_inner()),
+                offset,
+                frame: e.emit_to_string_with_path(source, path),
+            }
+        }
+    }
+}
+
+/// `outer: inner: innermost`, the way naga's errors nest.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    let mut depth = 0;
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = s.source();
+        depth += 1;
+        if depth > 16 {
+            break;
+        }
+    }
+    message
+}
+
+/// The error for a naga diagnostic at byte `offset` of the kernel's text.
+fn wgsl_error(
+    loaded: &LoadedKernel,
+    stage: &str,
+    message: &str,
+    offset: Option<usize>,
+    frame: &str,
+) -> syn::Error {
+    let (span, place) = match offset {
+        Some(offset) => {
+            let located = loaded.locate(offset);
+            (located.span, located.place)
+        }
+        None => (loaded.source_span(), None),
+    };
+    let at = place.map(|p| format!(" at {p}")).unwrap_or_default();
+    // naga's frame repeats the message on its first line (`error: ...`).
+    let frame = match frame.split_once('\n') {
+        Some((first, rest)) if first.starts_with("error") => rest,
+        _ => frame,
+    };
+    let frame = frame.trim_end();
+    syn::Error::new(
+        span,
+        format!(
+            "WGSL {stage} error in kernel `{}`{at}: {message}\n{frame}",
+            loaded.name
+        ),
+    )
+}
