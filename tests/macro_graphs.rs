@@ -233,7 +233,6 @@ fn struct_typed_buffers_round_trip() {
             mass: 1.0 + (i % 4) as f32,
             vel: [1.0, 2.0 + (i % 3) as f32, 0.0],
             tag: i,
-            ..Default::default()
         })
         .collect();
     let params = Step {

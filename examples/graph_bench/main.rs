@@ -161,6 +161,9 @@ struct Row {
     steady_bind_groups_created: u64,
 }
 
+/// A graph run: output and CPU nanoseconds spent recording.
+type GraphRun<'a> = dyn Fn(&[u32]) -> (Vec<u32>, u64) + 'a;
+
 /// A workload: the graph's `run`, its spec for the baselines, one input and
 /// the expected output.
 struct Workload<'a> {
@@ -169,7 +172,7 @@ struct Workload<'a> {
     spec: &'a GraphSpec,
     input: &'a [u32],
     expected: &'a [u32],
-    run_graph: &'a dyn Fn(&[u32]) -> (Vec<u32>, u64),
+    run_graph: &'a GraphRun<'a>,
 }
 
 fn measure(gpu: &Gpu, w: &Workload<'_>, reps: usize) -> Row {
@@ -301,7 +304,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let x = random_u32(n as usize, n);
         let expected = chain_reference(&x);
         let run = |x: &[u32]| {
-            let (out, report) = chain.run_reported(x).expect("chain run");
+            let (out, report) = chain.run_reported(&DispatchConfig::default(), x).expect("chain run");
             (out.y, report.record_ns)
         };
         rows.push(measure(
@@ -323,7 +326,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let x = random_u32(n as usize, 7);
         let expected = wide_reference(&x);
         let run = |x: &[u32]| {
-            let (out, report) = wide.run_reported(x).expect("wide run");
+            let (out, report) = wide.run_reported(&DispatchConfig::default(), x).expect("wide run");
             (out.y, report.record_ns)
         };
         rows.push(measure(
@@ -346,8 +349,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut expected = x.clone();
         expected.sort_unstable();
         let run = |x: &[u32]| {
-            let (out, report) = radix::sort_reported(&sorter, x).expect("radix run");
-            (out, report.record_ns)
+            let (out, report) = sorter
+                .run_reported(&DispatchConfig::default(), x)
+                .expect("radix run");
+            (out.keys, report.record_ns)
         };
         rows.push(measure(
             &gpu,
