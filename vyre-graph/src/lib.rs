@@ -15,6 +15,42 @@
 //!   with one submission.
 //! - [`plan`] holds the launch-plan cache ([`BatchDispatchPlanCache`]).
 //!
+//! ## Example
+//!
+//! ```
+//! use vyre_graph::graph;
+//!
+//! graph! {
+//!     /// out = a * x + y, element-wise.
+//!     pub struct Saxpy;
+//!
+//!     kernel saxpy = wgsl {
+//!         struct Params { a: f32 }
+//!         @group(0) @binding(0) var<storage, read> x: array<f32>;
+//!         @group(0) @binding(1) var<storage, read> y: array<f32>;
+//!         @group(0) @binding(2) var<uniform> params: Params;
+//!         @group(0) @binding(3) var<storage, read_write> out: array<f32>;
+//!         @compute @workgroup_size(64)
+//!         fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+//!             if g.x < arrayLength(&out) { out[g.x] = params.a * x[g.x] + y[g.x]; }
+//!         }
+//!     };
+//!
+//!     input x[n];
+//!     input y[n];
+//!     uniform params;
+//!     output out[n];
+//!
+//!     node saxpy(x: x, y: y, params: params, out: out) over n;
+//! }
+//!
+//! let gpu = vyre_graph::Gpu::new()?;
+//! let graph = Saxpy::new(&gpu)?;
+//! let result = graph.run(&[1.0, 2.0][..], &[10.0, 20.0][..], &Params { a: 2.0 })?;
+//! assert_eq!(result.out, [12.0, 24.0]);
+//! # Ok::<(), vyre_graph::BackendError>(())
+//! ```
+//!
 //! Nothing is submitted when a run's inputs, sizes or limits are wrong: every
 //! check happens before encoding, and errors ([`BackendError`]) say how to fix
 //! the problem.
@@ -55,7 +91,7 @@ pub use wgpu;
 /// any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::resource::zeroed_vec;
+    pub use crate::resource::resize_vec;
     pub use crate::spec::*;
     pub use crate::{
         BackendError, Description, DispatchConfig, Feed, Gpu, GpuBufferHandle, Graph, Input,

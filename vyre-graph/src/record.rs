@@ -50,7 +50,6 @@ struct Sizing {
     grids: Vec<[u32; 3]>,
     bytes: Vec<u64>,
     slot_bytes: Vec<u64>,
-    readback_bytes: u64,
     recommendation: LaunchRecommendation,
     workgroup_size_x: u32,
 }
@@ -159,7 +158,6 @@ fn size(graph: &Graph, n: u64, config: &DispatchConfig) -> Result<Sizing> {
         grids,
         bytes,
         slot_bytes,
-        readback_bytes,
         recommendation,
         workgroup_size_x,
     })
@@ -188,7 +186,7 @@ fn usage_of(class: BufferClass) -> wgpu::BufferUsages {
 }
 
 impl LaunchPlan {
-    fn build(graph: &Graph, n: u64, sizing: Sizing, plan: BatchDispatchPlan) -> Self {
+    fn build(graph: &Graph, sizing: Sizing, plan: BatchDispatchPlan) -> Self {
         let gpu = &graph.gpu;
         let analysis = &graph.analysis;
         let mut usages = vec![wgpu::BufferUsages::empty(); analysis.slot_count];
@@ -232,7 +230,6 @@ impl LaunchPlan {
         plan.bind_groups = (0..graph.spec.nodes.len())
             .map(|node| plan.make_bind_groups(graph, node))
             .collect();
-        let _ = n;
         plan
     }
 
@@ -314,17 +311,15 @@ fn with_plan<T>(
             reason: "a previous run panicked while holding the plan cache".into(),
         })?;
     let budget = config.device_memory_budget_bytes;
-    if let Some(plan) = cache.get_mut(n) {
-        if budget != plan.plan.device_memory_budget_bytes {
-            plan.plan.device_memory_budget_bytes = budget;
-        }
-        check_budget(&plan.plan)?;
+    if cache.contains(n) {
         let entries = cache.len();
         let plan = cache
             .get_mut(n)
             .ok_or_else(|| BackendError::DispatchFailed {
                 reason: "plan vanished from the cache".into(),
             })?;
+        plan.plan.device_memory_budget_bytes = budget;
+        check_budget(&plan.plan)?;
         return f(plan, true, entries);
     }
     let sizing = size(graph, n, config)?;
@@ -333,8 +328,7 @@ fn with_plan<T>(
         .with_device_memory_budget_bytes(budget);
     let plan = BatchDispatchPlan::new(n, &sizing.recommendation, &plan_config);
     check_budget(&plan)?;
-    let _ = sizing.readback_bytes;
-    let mut launch = LaunchPlan::build(graph, n, sizing, plan);
+    let mut launch = LaunchPlan::build(graph, sizing, plan);
     if cache.capacity() == 0 {
         return f(&mut launch, false, 0);
     }

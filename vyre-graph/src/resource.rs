@@ -291,9 +291,9 @@ impl<'a, T: Pod> From<&'a GpuBufferHandle> for Input<'a, T> {
     }
 }
 
-/// A zero-filled vector of `len` elements (used by generated code).
+/// Resize `v` to `len` elements, zero-filling new ones and keeping its
+/// capacity (used by generated code to read back without reallocating).
 #[doc(hidden)]
-#[must_use]
-pub fn zeroed_vec<T: Pod>(len: usize) -> Vec<T> {
-    vec![T::zeroed(); len]
+pub fn resize_vec<T: Pod>(v: &mut Vec<T>, len: usize) {
+    v.resize(len, T::zeroed());
 }

@@ -265,15 +265,14 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
         let doc = format!("The device buffer of {}.", element_doc(b));
         quote!(#[doc = #doc] pub #ident: #p::GpuBufferHandle)
     });
-    let host_allocs = outputs.iter().map(|(i, b)| {
+    let host_resizes = outputs.iter().map(|(i, b)| {
         let ident = &b.name;
-        let ty = b.element.tokens();
         let index = Literal::usize_suffixed(*i);
-        quote!(let mut #ident = #p::zeroed_vec::<#ty>(self.graph.buffer_len(#index, n)?);)
+        quote!(#p::resize_vec(&mut outputs.#ident, self.graph.buffer_len(#index, n)?);)
     });
     let host_sinks = outputs.iter().map(|(_, b)| {
         let ident = &b.name;
-        quote!(#p::Sink::Host(#p::bytemuck::cast_slice_mut(#ident.as_mut_slice())))
+        quote!(#p::Sink::Host(#p::bytemuck::cast_slice_mut(outputs.#ident.as_mut_slice())))
     });
     let device_allocs = outputs.iter().map(|(i, b)| {
         let ident = &b.name;
@@ -319,6 +318,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
         }
 
         #[doc = #outputs_doc]
+        #[derive(::core::clone::Clone, ::core::fmt::Debug, ::core::default::Default)]
         #vis struct #outputs_name {
             #(#out_fields,)*
         }
@@ -364,11 +364,21 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             ///
             /// As [`Self::run`].
             pub fn run_reported #lifetime (&self, config: &#p::DispatchConfig, #n_param #(#params),*) -> ::core::result::Result<(#outputs_name, #p::RunReport), #p::BackendError> {
+                let mut outputs = <#outputs_name as ::core::default::Default>::default();
+                let report = self.run_into(config, &mut outputs, #n_arg #(#args),*)?;
+                ::core::result::Result::Ok((outputs, report))
+            }
+
+            /// Like [`Self::run_with`], reading back into `outputs`, whose vectors are resized to fit and keep their capacity: a steady-state loop that reuses one `outputs` allocates nothing on the host.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::run`].
+            pub fn run_into #lifetime (&self, config: &#p::DispatchConfig, outputs: &mut #outputs_name, #n_param #(#params),*) -> ::core::result::Result<#p::RunReport, #p::BackendError> {
                 #feeds
                 #problem_size
-                #(#host_allocs)*
-                let report = self.graph.run(n, __vyre_feeds, &mut [#(#host_sinks),*], config)?;
-                ::core::result::Result::Ok((#outputs_name { #(#out_names),* }, report))
+                #(#host_resizes)*
+                self.graph.run(n, __vyre_feeds, &mut [#(#host_sinks),*], config)
             }
 
             /// Like [`Self::run`], but leaves the outputs on the device (to feed another graph or read later).
@@ -447,6 +457,7 @@ pub fn stub(input: &GraphInput) -> TokenStream {
             _graph: (),
         }
         /// Placeholder outputs (graph! reported errors).
+        #[derive(::core::default::Default)]
         #vis struct #outputs_name {}
         /// Placeholder resident outputs (graph! reported errors).
         #vis struct #resident_name {}
@@ -466,6 +477,10 @@ pub fn stub(input: &GraphInput) -> TokenStream {
             }
             /// Placeholder (graph! reported errors).
             pub fn run_reported #generic_list (&self, config: &#p::DispatchConfig, #n_param #params) -> ::core::result::Result<(#outputs_name, #p::RunReport), #p::BackendError> {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
+            pub fn run_into #generic_list (&self, config: &#p::DispatchConfig, outputs: &mut #outputs_name, #n_param #params) -> ::core::result::Result<#p::RunReport, #p::BackendError> {
                 #unreachable
             }
             /// Placeholder (graph! reported errors).

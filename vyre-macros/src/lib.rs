@@ -35,6 +35,7 @@ mod input;
 mod load;
 mod reflect;
 mod rust_types;
+mod timings;
 mod validate;
 
 #[cfg(test)]
@@ -53,7 +54,7 @@ use quote::quote;
 ///
 /// # Example
 ///
-/// ```ignore
+/// ```text
 /// use vyre_graph::graph;
 ///
 /// graph! {
@@ -80,7 +81,7 @@ use quote::quote;
 ///     node saxpy(x: x, y: y, params: params, out: out) over n;
 /// }
 ///
-/// let gpu = pollster::block_on(vyre_graph::Gpu::new())?;
+/// let gpu = vyre_graph::Gpu::new()?;
 /// let graph = Saxpy::new(&gpu)?;
 /// let result = graph.run(&[1.0, 2.0][..], &[10.0, 20.0][..], &Params { a: 2.0 })?;
 /// assert_eq!(result.out, [12.0, 24.0]);
@@ -198,6 +199,7 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
 }
 
 fn front_end(tokens: TokenStream) -> TokenStream {
+    let timer = timings::Timer::start();
     let mut diag = diag::Diagnostics::new();
     let graph = input::parse(tokens, &mut diag);
     let syntax_ok = diag.is_empty();
@@ -238,6 +240,7 @@ fn front_end(tokens: TokenStream) -> TokenStream {
         && diag.is_empty()
     {
         let expanded = expand::expand(&analysis);
+        timer.report(&analysis.header.name.to_string(), analysis.kernels.len());
         return quote!(#includes #expanded);
     }
     if diag.is_empty() {

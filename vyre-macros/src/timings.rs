@@ -1,0 +1,32 @@
+//! Opt-in expansion timings: with `VYRE_MACRO_TIMINGS=1` in the environment
+//! of the build, each successful `graph!` prints how long it took to parse,
+//! validate, reflect, analyse and expand, and the time per kernel. For
+//! finding out what a graph costs the build; nothing is printed otherwise.
+
+use std::time::Instant;
+
+/// Measures one invocation when timings are on.
+pub struct Timer {
+    start: Option<Instant>,
+}
+
+impl Timer {
+    /// Start measuring if `VYRE_MACRO_TIMINGS` is set to anything but `0`.
+    pub fn start() -> Self {
+        let on = std::env::var_os("VYRE_MACRO_TIMINGS").is_some_and(|v| v != "0");
+        Timer {
+            start: on.then(Instant::now),
+        }
+    }
+
+    /// Print the time since `start` for graph `name` with `kernels` kernels.
+    pub fn report(&self, name: &str, kernels: usize) {
+        if let Some(start) = self.start {
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            eprintln!(
+                "vyre graph! `{name}`: {kernels} kernels expanded in {ms:.2} ms ({:.2} ms per kernel)",
+                ms / kernels.max(1) as f64
+            );
+        }
+    }
+}
