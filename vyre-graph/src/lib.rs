@@ -99,4 +99,9 @@ pub mod __private {
     };
     pub use bytemuck;
     pub use std::borrow::Cow;
+
+    /// The element type of an output in the placeholder `graph!` emits
+    /// beside its errors, when no kernel could say the real one.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    pub enum Unresolved {}
 }

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 use syn::Ident;
 use vyre_analysis::{Access, BufferClass, Problem, Use};
 
@@ -397,6 +397,7 @@ pub fn analyse(
     for problem in &analysis.problems {
         report_problem(
             problem,
+            &analysis.problems,
             &ctx,
             &nodes,
             &use_sites,
@@ -544,6 +545,7 @@ impl Ctx<'_> {
         let kernel = self.kernel(ki)?;
         let before = diag.len();
         let mut bound: HashMap<String, Span> = HashMap::new();
+        let mut unknown_binding = false;
         for arg in &decl.args {
             let bname = arg.binding.to_string();
             if let Some(first) = bound.insert(bname.clone(), arg.binding.span()) {
@@ -556,6 +558,7 @@ impl Ctx<'_> {
                 continue;
             }
             if kernel.binding(&bname).is_none() {
+                unknown_binding = true;
                 let unused = if kernel.unused_bindings.contains(&bname) {
                     format!(
                         " (`{bname}` is declared, but entry point `{}` does not use it, so it is not part of the kernel's interface: remove it here)",
@@ -580,7 +583,9 @@ impl Ctx<'_> {
             .filter(|b| !bound.contains_key(&b.name))
             .map(ReflectedBinding::describe)
             .collect();
-        if !missing.is_empty() {
+        // After a misspelt binding, the unbound one is most likely the same
+        // mistake: the first message already lists the kernel's bindings.
+        if !missing.is_empty() && !unknown_binding {
             diag.error(
                 decl.args_span,
                 format!(
@@ -718,7 +723,12 @@ impl Ctx<'_> {
             // Uniform buffers bind to uniforms, everything else to storage.
             let is_uniform_buffer = bdecl.class == BufferClass::Uniform;
             if is_uniform_buffer != (binding.kind == BindingKind::Uniform) {
-                let fix = if is_uniform_buffer {
+                let fix = if is_uniform_buffer && binding.kind == BindingKind::ReadWriteStorage {
+                    format!(
+                        "a `uniform` is read-only; declare the buffer as `inout {}[...]` (or `intermediate`/`output`) for a writable storage binding",
+                        bdecl.name
+                    )
+                } else if is_uniform_buffer {
                     format!(
                         "bind a `var<uniform>`, or declare the buffer as `input {}[...]` for a storage binding",
                         bdecl.name
@@ -947,6 +957,7 @@ fn describe_bindings(kernel: &KernelInterface) -> String {
 #[allow(clippy::too_many_arguments)]
 fn report_problem(
     problem: &Problem,
+    problems: &[Problem],
     ctx: &Ctx<'_>,
     nodes: &[NodeOut],
     use_sites: &[HashMap<usize, UseSite>],
@@ -1002,7 +1013,9 @@ fn report_problem(
             );
         }
         Problem::ReadBeforeWrite { node, buffer } => {
-            if !once(node, buffer, 1) {
+            // An output nobody writes is reported once, as such.
+            if problems.contains(&Problem::OutputNeverWritten { buffer }) || !once(node, buffer, 1)
+            {
                 return;
             }
             let (Some(n), Some(site), Some(b)) = (
@@ -1042,6 +1055,13 @@ fn report_problem(
             let Some(b) = ctx.buffer_decls.get(buffer) else {
                 return;
             };
+            // A read-only buffer a node writes is already reported there.
+            if problems
+                .iter()
+                .any(|p| matches!(p, Problem::WritesReadOnly { buffer: w, .. } if *w == buffer))
+            {
+                return;
+            }
             if sites.get(buffer).is_some_and(Option::is_none) {
                 return;
             }
@@ -1066,4 +1086,58 @@ fn report_problem(
         #[allow(unreachable_patterns)]
         _ => {}
     }
+}
+
+/// What the error stub can still say about the outputs: the Rust element
+/// type of each `output`/`inout` buffer that some successfully reflected
+/// kernel binds, and the structs those types need. Best effort, never an
+/// error: it only keeps user code that reads the outputs from cascading
+/// into "no field" errors while the real mistake is being fixed.
+pub struct StubTypes {
+    /// Per output/inout buffer, in declaration order: its name and element
+    /// type when known.
+    pub outputs: Vec<(Ident, Option<TokenStream>)>,
+    /// Structs the known types need (deduplicated by name).
+    pub structs: Vec<(StructDef, String)>,
+}
+
+/// Resolve what [`StubTypes`] can from the declarations and the kernels
+/// that reflected.
+pub fn stub_types(graph: &GraphInput, interfaces: &[Option<KernelInterface>]) -> StubTypes {
+    let nodes: Vec<&NodeDecl> = graph
+        .items
+        .iter()
+        .flat_map(|item| match item {
+            NodeItem::Node(node) => std::slice::from_ref(node).iter().collect::<Vec<_>>(),
+            NodeItem::Repeat(r) => r.nodes.iter().collect(),
+        })
+        .collect();
+    let mut structs: Vec<(StructDef, String)> = Vec::new();
+    let outputs = graph
+        .buffers
+        .iter()
+        .filter(|b| matches!(b.class, BufferClass::Output | BufferClass::InOut))
+        .map(|b| {
+            let ty = nodes.iter().find_map(|node| {
+                let arg = node.args.iter().find(|arg| match &arg.target {
+                    BufferRef::Name(name) => *name == b.name,
+                    BufferRef::Alternate { a, b: other, .. } => *a == b.name || *other == b.name,
+                })?;
+                let index = graph.kernels.iter().position(|k| k.name == node.kernel)?;
+                let interface = interfaces.get(index)?.as_ref()?;
+                let binding = interface
+                    .bindings
+                    .iter()
+                    .find(|r| arg.binding == r.name.as_str())?;
+                for def in &interface.structs {
+                    if !structs.iter().any(|(d, _)| d.name == def.name) {
+                        structs.push((def.clone(), interface.name.to_string()));
+                    }
+                }
+                Some(binding.element.tokens())
+            });
+            (b.name.clone(), ty)
+        })
+        .collect();
+    StubTypes { outputs, structs }
 }

@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 use syn::Ident;
 use vyre_analysis::{Access, BufferClass};
 
-use crate::analyse::{BufferOut, GraphAnalysis, ProblemSize, SizeOut};
+use crate::analyse::{BufferOut, GraphAnalysis, ProblemSize, SizeOut, StubTypes};
 use crate::input::{Extent, GraphInput, Header};
 use crate::reflect::BindingKind;
 use crate::rust_types::struct_tokens;
@@ -415,7 +415,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
 /// What is emitted beside the errors when anything failed: the same type
 /// with the same methods (bodies unreachable), so the user's other code
 /// still resolves and they see the real errors, not a cascade.
-pub fn stub(input: &GraphInput) -> TokenStream {
+pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
     let Some(Header { attrs, vis, name }) = &input.header else {
         return TokenStream::new();
     };
@@ -450,17 +450,36 @@ pub fn stub(input: &GraphInput) -> TokenStream {
     let generic_list = (!generics.is_empty()).then(|| quote!(<#(#generics),*>));
     let params = quote!(#(#inputs: #generics),*);
     let unreachable = quote!(::core::unreachable!("graph! failed to compile"));
+    // Outputs keep their names, and their types where a kernel that
+    // reflected says them, so user code reading them does not cascade.
+    let structs = known
+        .structs
+        .iter()
+        .map(|(def, origin)| struct_tokens(def, vis, &format!("kernel `{origin}`")));
+    let out_fields = known.outputs.iter().map(|(ident, ty)| {
+        let ty = ty.clone().unwrap_or_else(|| quote!(#p::Unresolved));
+        quote!(#[doc = "Placeholder."] pub #ident: ::std::vec::Vec<#ty>)
+    });
+    let resident_fields = known
+        .outputs
+        .iter()
+        .map(|(ident, _)| quote!(#[doc = "Placeholder."] pub #ident: #p::GpuBufferHandle));
     quote! {
         #(#docs)*
         /// (graph! reported errors; this is a placeholder.)
         #vis struct #name {
             _graph: (),
         }
+        #(#structs)*
         /// Placeholder outputs (graph! reported errors).
         #[derive(::core::default::Default)]
-        #vis struct #outputs_name {}
+        #vis struct #outputs_name {
+            #(#out_fields,)*
+        }
         /// Placeholder resident outputs (graph! reported errors).
-        #vis struct #resident_name {}
+        #vis struct #resident_name {
+            #(#resident_fields,)*
+        }
         #[allow(unused_variables, clippy::diverging_sub_expression)]
         impl #name {
             /// Placeholder (graph! reported errors).

@@ -545,7 +545,22 @@ fn expect_semi(input: ParseStream, context: &str) -> syn::Result<()> {
         input.parse::<Token![;]>()?;
         Ok(())
     } else {
-        Err(input.error(format!("expected `;` {context}")))
+        // Name what was found, the way rustc does: the caret is on the next
+        // token, often on the next line, after the spot that lacks the `;`.
+        let found = input
+            .fork()
+            .parse::<TokenTree>()
+            .map(|t| match t {
+                TokenTree::Group(g) => match g.delimiter() {
+                    Delimiter::Parenthesis => "`(`".to_owned(),
+                    Delimiter::Brace => "`{`".to_owned(),
+                    Delimiter::Bracket => "`[`".to_owned(),
+                    Delimiter::None => "a token".to_owned(),
+                },
+                other => format!("`{other}`"),
+            })
+            .unwrap_or_else(|_| "the end of the graph".to_owned());
+        Err(input.error(format!("expected `;` {context}, found {found}")))
     }
 }
 

@@ -234,7 +234,7 @@ fn front_end(tokens: TokenStream) -> TokenStream {
         })
         .collect();
 
-    let stub = expand::stub(&graph);
+    let stub = expand::stub(&graph, &analyse::stub_types(&graph, &interfaces));
     if syntax_ok
         && let Some(analysis) = analyse::analyse(graph, interfaces, &mut diag)
         && diag.is_empty()

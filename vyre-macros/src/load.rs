@@ -4,13 +4,16 @@
 //! * A string literal: offsets map to `file:line:col` inside the literal
 //!   (decoding escapes and raw-string prefixes from the literal's token text);
 //!   the error span is the literal (stable Rust cannot point inside one).
-//! * `file "path"`: read relative to `CARGO_MANIFEST_DIR`; offsets map to
-//!   `path:line:col`; the error span is the path literal.
+//! * `file "path"`: read relative to `CARGO_MANIFEST_DIR` or, when it is not
+//!   there, relative to the directory of the source file that invokes
+//!   `graph!`; offsets map to `path:line:col` (the path relative to
+//!   `CARGO_MANIFEST_DIR` when the file is under it, so messages carry no
+//!   machine-specific prefix); the error span is the path literal.
 //! * `wgsl { ... }`: the text is rebuilt from each token's line and column,
 //!   so the layout (and naga's line numbers) match the Rust file exactly and
 //!   an offset maps to the very token that holds it.
 
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 
 use proc_macro2::{Delimiter, Group, Span, TokenTree};
 use syn::{Ident, LitStr};
@@ -43,8 +46,8 @@ pub enum Origin {
     File {
         /// The path literal's span.
         span: Span,
-        /// The path as written.
-        written: String,
+        /// The path as messages show it (see [`display_path`]).
+        shown: String,
         /// The resolved absolute path.
         resolved: PathBuf,
     },
@@ -83,11 +86,11 @@ impl LoadedKernel {
                 });
                 Located { span: *span, place }
             }
-            Origin::File { span, resolved, .. } => {
+            Origin::File { span, shown, .. } => {
                 let (line, col) = line_col(&self.source, offset);
                 Located {
                     span: *span,
-                    place: Some(format!("{}:{line}:{col}", resolved.display())),
+                    place: Some(format!("{shown}:{line}:{col}")),
                 }
             }
             Origin::Tokens { span, map } => {
@@ -104,7 +107,7 @@ impl LoadedKernel {
     pub fn frame_path(&self) -> String {
         match &self.origin {
             Origin::Literal { .. } => format!("<kernel {}>", self.name),
-            Origin::File { written, .. } => written.clone(),
+            Origin::File { shown, .. } => shown.clone(),
             Origin::Tokens { span, .. } => {
                 span_file(*span).unwrap_or_else(|| format!("<kernel {}>", self.name))
             }
@@ -141,6 +144,62 @@ pub fn span_file(span: Span) -> Option<String> {
     } else {
         Some(file)
     }
+}
+
+/// `CARGO_MANIFEST_DIR` (the current directory outside Cargo).
+fn manifest_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default()
+}
+
+/// `path` made absolute against the current directory, with `.` and `..`
+/// components removed lexically.
+fn absolute(path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let mut out = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// How messages name a kernel file: relative to `CARGO_MANIFEST_DIR` when
+/// it is under it; else relative to where rustc names the invoking file
+/// (`span`'s file, itself relative to the workspace in a Cargo build); else
+/// absolute.
+pub fn display_path(resolved: &Path, manifest: &Path, span: Span) -> String {
+    let resolved = absolute(resolved);
+    if let Ok(rel) = resolved.strip_prefix(absolute(manifest)) {
+        return rel.display().to_string();
+    }
+    let named = span_file(span).map(PathBuf::from);
+    let local = span.local_file().map(|f| absolute(&f));
+    if let (Some(named), Some(local)) = (named, local) {
+        // rustc's name for the file minus its local path's tail = the prefix
+        // rustc uses; apply the same to the kernel file.
+        let mut root = local.clone();
+        let mut named_root = named.clone();
+        while root.file_name().is_some() && named_root.file_name() == root.file_name() {
+            root.pop();
+            named_root.pop();
+        }
+        if let Ok(rel) = resolved.strip_prefix(&root) {
+            return named_root.join(rel).display().to_string();
+        }
+    }
+    resolved.display().to_string()
 }
 
 /// 1-based line and column (in characters) of a byte offset.
@@ -192,26 +251,38 @@ pub fn load(decl: &KernelDecl) -> syn::Result<LoadedKernel> {
         }
         KernelSource::File(lit) => {
             let written = lit.value();
-            let base = std::env::var_os("CARGO_MANIFEST_DIR")
-                .map(PathBuf::from)
-                .or_else(|| std::env::current_dir().ok())
-                .unwrap_or_default();
-            let resolved = base.join(&written);
+            let manifest = manifest_dir();
+            let in_manifest = manifest.join(&written);
+            // Beside the invoking source file: for crates whose sources are
+            // compiled from elsewhere (trybuild, generated projects).
+            let beside = (!in_manifest.exists())
+                .then(|| lit.span().local_file())
+                .flatten()
+                .and_then(|f| f.parent().map(|dir| absolute(&dir.join(&written))))
+                .filter(|p| p.exists());
+            let resolved = beside.unwrap_or(in_manifest);
+            let shown = display_path(&resolved, &manifest, lit.span());
             let source = std::fs::read_to_string(&resolved).map_err(|e| {
-                syn::Error::new(
-                    lit.span(),
+                let message = if e.kind() == std::io::ErrorKind::NotFound
+                    && Path::new(&written).is_relative()
+                {
                     format!(
-                        "cannot read the WGSL file of kernel `{}`: `{written}` (resolved to `{}`, relative to CARGO_MANIFEST_DIR): {e}",
-                        decl.name,
-                        resolved.display()
-                    ),
-                )
+                        "cannot find `{written}`, the WGSL file of kernel `{}`: a relative path is looked up in CARGO_MANIFEST_DIR (the directory of the crate's Cargo.toml), then beside the source file that invokes graph!",
+                        decl.name
+                    )
+                } else {
+                    format!(
+                        "cannot read `{shown}`, the WGSL file of kernel `{}`: {e}",
+                        decl.name
+                    )
+                };
+                syn::Error::new(lit.span(), message)
             })?;
             (
                 source,
                 Origin::File {
                     span: lit.span(),
-                    written,
+                    shown,
                     resolved,
                 },
             )

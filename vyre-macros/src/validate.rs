@@ -118,11 +118,47 @@ fn run_naga(source: &str, path: &str, native: bool) -> Outcome {
                 .map(|r| r.start);
             Outcome::Error {
                 stage: "validation",
-                message: error_chain(e.as_inner()),
+                message: with_hint(&strip_handles(&error_chain(e.as_inner()))),
                 offset,
                 frame: e.emit_to_string_with_path(source, path),
             }
         }
+    }
+}
+
+/// Drops naga's arena handles (`The pointer [7] doesn't ...`): they name
+/// IR expressions the user never sees; the code frame shows the spot.
+fn strip_handles(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find(" [") {
+        let (before, after) = rest.split_at(i);
+        out.push_str(before);
+        let digits = after
+            .get(2..)
+            .unwrap_or_default()
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count();
+        if digits > 0 && after.get(2 + digits..).is_some_and(|r| r.starts_with(']')) {
+            rest = after.get(3 + digits..).unwrap_or_default();
+        } else {
+            out.push_str(" [");
+            rest = after.get(2..).unwrap_or_default();
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Adds how to fix the validation errors whose cause naga does not name.
+fn with_hint(message: &str) -> String {
+    if message.contains("valid destination for a store") {
+        format!(
+            "{message} (a `var<storage, read>` or `var<uniform>` buffer is read-only: declare it `var<storage, read_write>` to write it)"
+        )
+    } else {
+        message.to_owned()
     }
 }
 
@@ -167,7 +203,19 @@ fn wgsl_error(
         Some((first, rest)) if first.starts_with("error") => rest,
         _ => frame,
     };
-    let frame = frame.trim_end();
+    // Its notes (`= ...`) repeat naga's message, handles included.
+    let frame = frame
+        .trim_end()
+        .lines()
+        .map(|line| {
+            if line.trim_start().starts_with("= ") {
+                strip_handles(line)
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
     syn::Error::new(
         span,
         format!(
