@@ -10,7 +10,7 @@ use crate::config::DispatchConfig;
 use crate::error::{BackendError, Result};
 use crate::graph::{Graph, RunReport, checked_element_count};
 use crate::grid::{check_grid, fold_grid, workgroups_for};
-use crate::plan::{BatchDispatchPlan, LaunchRecommendation, PlanConfig, Topology};
+use crate::plan::{BatchDispatchPlan, LaunchRecommendation, PlanCache, PlanConfig, Topology};
 use crate::resource::{Feed, GpuBufferHandle, Sink};
 use crate::spec::{BufferClass, DispatchSize};
 
@@ -313,11 +313,7 @@ fn with_plan<T>(
     let budget = config.device_memory_budget_bytes;
     if cache.contains(n) {
         let entries = cache.len();
-        let plan = cache
-            .get_mut(n)
-            .ok_or_else(|| BackendError::DispatchFailed {
-                reason: "plan vanished from the cache".into(),
-            })?;
+        let plan = cached(&mut cache, n)?;
         plan.plan.device_memory_budget_bytes = budget;
         check_budget(&plan.plan)?;
         return f(plan, true, entries);
@@ -335,12 +331,16 @@ fn with_plan<T>(
     // Evicted plans are dropped here, which frees their device buffers.
     drop(cache.insert(n, launch));
     let entries = cache.len();
-    let plan = cache
+    f(cached(&mut cache, n)?, false, entries)
+}
+
+/// The cached plan of `n`, marked most recently used.
+fn cached(cache: &mut PlanCache<LaunchPlan>, n: u64) -> Result<&mut LaunchPlan> {
+    cache
         .get_mut(n)
         .ok_or_else(|| BackendError::DispatchFailed {
-            reason: "plan vanished from the cache".into(),
-        })?;
-    f(plan, false, entries)
+            reason: "the plan just cached is missing; please report this".into(),
+        })
 }
 
 pub(crate) fn plan_only(
