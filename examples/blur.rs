@@ -71,7 +71,7 @@ fn test_card(width: usize, height: usize) -> Vec<u32> {
                 rgba(250, 200, 40)
             } else if x % cell == 0 || y % cell == 0 {
                 rgba(255, 255, 255)
-            } else if (x / cell + y / cell) % 2 == 0 {
+            } else if (x / cell + y / cell).is_multiple_of(2) {
                 rgba(30, 60, 200)
             } else {
                 rgba(x * 255 / width, 40, 255 - y * 255 / height)
@@ -223,7 +223,8 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
 
     let path = Path::new("target").join("blur.png");
     write_png(&path, &image, &out.blurred, width, height)?;
-    println!("wrote input | blurred side by side to {}", path.display());
+    let shown = std::fs::canonicalize(&path).unwrap_or(path);
+    println!("wrote input | blurred side by side to {}", shown.display());
     Ok(true)
 }
 

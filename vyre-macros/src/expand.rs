@@ -328,6 +328,8 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             #(#resident_fields,)*
         }
 
+        // One argument per host input: wide graphs have many.
+        #[allow(clippy::too_many_arguments)]
         impl #name {
             /// The static description of this graph (kernels, buffers, nodes), checked at compile time.
             pub const SPEC: #p::GraphSpec = #spec;
@@ -480,7 +482,7 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
         #vis struct #resident_name {
             #(#resident_fields,)*
         }
-        #[allow(unused_variables, clippy::diverging_sub_expression)]
+        #[allow(unused_variables, clippy::diverging_sub_expression, clippy::too_many_arguments)]
         impl #name {
             /// Placeholder (graph! reported errors).
             pub fn new(gpu: &#p::Gpu) -> ::core::result::Result<Self, #p::BackendError> {
