@@ -296,13 +296,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sorter = radix::RadixSort::new(&gpu)?;
 
     let mut rows = Vec::new();
-    let sizes: &[u64] = &[1024, 65_536, 1_048_576];
+    // 1,000,000 (not a power of two) as well, in the full run.
+    let sizes: &[u64] = if quick {
+        &[1024, 65_536, 1_048_576]
+    } else {
+        &[1024, 65_536, 1_000_000, 1_048_576]
+    };
     for &n in sizes {
-        let reps = match (quick, n) {
-            (true, 1_048_576) => 5,
-            (true, _) => 15,
-            (false, 1_048_576) => 15,
-            (false, _) => 60,
+        let reps = match (quick, n >= 1_000_000) {
+            (true, true) => 5,
+            (true, false) => 15,
+            (false, true) => 15,
+            (false, false) => 60,
         };
         let x = random_u32(n as usize, n);
         let expected = chain_reference(&x);

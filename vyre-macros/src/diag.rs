@@ -85,7 +85,16 @@ where
     I: IntoIterator<Item = S>,
     S: std::fmt::Display,
 {
-    let items: Vec<String> = items.into_iter().map(|s| format!("`{s}`")).collect();
+    list_raw(items.into_iter().map(|s| format!("`{s}`")))
+}
+
+/// a, a and b, a, b and c: a readable list, without adding quotes.
+pub fn list_raw<I, S>(items: I) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: std::fmt::Display,
+{
+    let items: Vec<String> = items.into_iter().map(|s| s.to_string()).collect();
     match items.as_slice() {
         [] => "none".to_owned(),
         [one] => one.clone(),

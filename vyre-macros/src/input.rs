@@ -742,12 +742,19 @@ fn parse_node(input: ParseStream, keyword: Ident) -> syn::Result<NodeDecl> {
         ));
     };
     let mut overrides = Vec::new();
-    if input.peek(syn::Ident) {
+    // `node a(..) over n node b(..)`: a forgotten `;`, not a misspelt `with`.
+    let next_is_item = input
+        .fork()
+        .parse::<Ident>()
+        .is_ok_and(|i| is_item_keyword(&i));
+    if input.peek(syn::Ident) && !next_is_item {
         let with: Ident = input.parse()?;
         if with != "with" {
             return Err(syn::Error::new(
                 with.span(),
-                "expected `with { NAME = value, ... }` or `;` after the node's size",
+                format!(
+                    "expected `with {{ NAME = value, ... }}` or `;` after the node's size, found `{with}`"
+                ),
             ));
         }
         if !input.peek(syn::token::Brace) {

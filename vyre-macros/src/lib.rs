@@ -119,8 +119,10 @@ use quote::quote;
 /// ```
 ///
 /// * **Kernels.** A string literal (escapes and raw strings are fine), a
-///   file, or WGSL written as Rust tokens inside `wgsl { ... }` (errors then
-///   point at the exact token; `//` comments are dropped, `///` too). The
+///   file (a relative path is looked up in `CARGO_MANIFEST_DIR`, then beside
+///   the source file that invokes `graph!`), or WGSL written as Rust tokens
+///   inside `wgsl { ... }` (errors then point at the exact token; `//`
+///   comments are dropped, `///` too). The
 ///   entry point is the module's only `@compute` function, or the one named
 ///   by `entry "name"`. A node must bind exactly the buffer bindings the
 ///   entry point uses; globals the entry point does not touch are not part

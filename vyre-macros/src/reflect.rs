@@ -14,7 +14,7 @@ use naga::{
 use syn::Ident;
 use vyre_analysis::Access;
 
-use crate::diag::list;
+use crate::diag::{list, list_raw};
 use crate::rust_types::{Converter, RustTy, StructDef};
 use crate::validate::ValidatedKernel;
 
@@ -165,7 +165,7 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
     let mut errors = Vec::new();
 
     // The entry point.
-    let describe_ep = |ep: &naga::EntryPoint| format!("{} ({})", ep.name, stage_name(ep.stage));
+    let describe_ep = |ep: &naga::EntryPoint| format!("`{}` ({})", ep.name, stage_name(ep.stage));
     let entry_index = match &loaded.entry {
         Some(lit) => {
             let wanted = lit.value();
@@ -189,7 +189,7 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
                         lit.span(),
                         format!(
                             "kernel `{name}` has no entry point `{wanted}`; its entry points are {}",
-                            list(module.entry_points.iter().map(describe_ep))
+                            list_raw(module.entry_points.iter().map(describe_ep))
                         ),
                     ));
                     None
@@ -212,7 +212,7 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
                     } else {
                         format!(
                             "its entry points are {}",
-                            list(module.entry_points.iter().map(describe_ep))
+                            list_raw(module.entry_points.iter().map(describe_ep))
                         )
                     };
                     errors.push(syn::Error::new(

@@ -118,7 +118,7 @@ fn run_naga(source: &str, path: &str, native: bool) -> Outcome {
                 .map(|r| r.start);
             Outcome::Error {
                 stage: "validation",
-                message: with_hint(&strip_handles(&error_chain(e.as_inner()))),
+                message: with_hint(&tidy(&error_chain(e.as_inner()))),
                 offset,
                 frame: e.emit_to_string_with_path(source, path),
             }
@@ -126,8 +126,50 @@ fn run_naga(source: &str, path: &str, native: bool) -> Outcome {
     }
 }
 
-/// Drops naga's arena handles (`The pointer [7] doesn't ...`): they name
-/// IR expressions the user never sees; the code frame shows the spot.
+/// How naga's `Debug` output spells the scalar types, and how WGSL does.
+const SCALARS: &[(&str, &str)] = &[
+    ("Scalar { kind: Uint, width: 4 }", "u32"),
+    ("Scalar { kind: Sint, width: 4 }", "i32"),
+    ("Scalar { kind: Float, width: 4 }", "f32"),
+    ("Scalar { kind: Float, width: 2 }", "f16"),
+    ("Scalar { kind: Float, width: 8 }", "f64"),
+    ("Scalar { kind: Uint, width: 8 }", "u64"),
+    ("Scalar { kind: Sint, width: 8 }", "i64"),
+    ("Scalar { kind: Bool, width: 1 }", "bool"),
+    ("Scalar { kind: AbstractInt, width: 8 }", "abstract-int"),
+    ("Scalar { kind: AbstractFloat, width: 8 }", "abstract-float"),
+];
+
+/// naga's validation messages print its IR: arena handles (`[7]`), `Debug`
+/// types (`Scalar(Scalar { kind: Uint, width: 4 })`) and labels such as
+/// `naga::ir::Expression [6]`. This rewrites them the way WGSL users read
+/// them: `with [5] (of type Scalar(..Uint..))` becomes ``with `u32` ``.
+fn tidy(text: &str) -> String {
+    let mut text = text.to_owned();
+    for (debug, wgsl) in SCALARS {
+        text = text.replace(debug, wgsl);
+    }
+    for (_, wgsl) in SCALARS {
+        text = text.replace(&format!("Scalar({wgsl})"), wgsl);
+        for (size, n) in [("Bi", 2), ("Tri", 3), ("Quad", 4)] {
+            text = text.replace(
+                &format!("Vector {{ size: {size}, scalar: {wgsl} }}"),
+                &format!("vec{n}<{wgsl}>"),
+            );
+        }
+    }
+    for (ir, plain) in [
+        ("naga::ir::Expression", "this expression"),
+        ("naga::ir::Function", "this function"),
+        ("naga::ir::GlobalVariable", "this global"),
+        ("naga::ir::", ""),
+    ] {
+        text = text.replace(ir, plain);
+    }
+    strip_handles(&text)
+}
+
+/// Drops arena handles (` [7]`); ` [5] (of type T)` becomes `` `T` ``.
 fn strip_handles(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut rest = message;
@@ -140,11 +182,29 @@ fn strip_handles(message: &str) -> String {
             .bytes()
             .take_while(u8::is_ascii_digit)
             .count();
-        if digits > 0 && after.get(2 + digits..).is_some_and(|r| r.starts_with(']')) {
-            rest = after.get(3 + digits..).unwrap_or_default();
-        } else {
+        if digits == 0 || !after.get(2 + digits..).is_some_and(|r| r.starts_with(']')) {
             out.push_str(" [");
             rest = after.get(2..).unwrap_or_default();
+            continue;
+        }
+        rest = after.get(3 + digits..).unwrap_or_default();
+        if let Some(typed) = rest.strip_prefix(" (of type ") {
+            // The matching `)`.
+            let mut depth = 1usize;
+            let close = typed.char_indices().find_map(|(j, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(j)
+            });
+            if let Some(j) = close {
+                out.push_str(" `");
+                out.push_str(typed.get(..j).unwrap_or_default());
+                out.push('`');
+                rest = typed.get(j + 1..).unwrap_or_default();
+            }
         }
     }
     out.push_str(rest);
@@ -156,6 +216,10 @@ fn with_hint(message: &str) -> String {
     if message.contains("valid destination for a store") {
         format!(
             "{message} (a `var<storage, read>` or `var<uniform>` buffer is read-only: declare it `var<storage, read_write>` to write it)"
+        )
+    } else if message.contains("can't work with") {
+        format!(
+            "{message} (WGSL never converts implicitly: convert one operand, e.g. `f32(x)` or `u32(x)`)"
         )
     } else {
         message.to_owned()
@@ -203,15 +267,20 @@ fn wgsl_error(
         Some((first, rest)) if first.starts_with("error") => rest,
         _ => frame,
     };
-    // Its notes (`= ...`) repeat naga's message, handles included.
+    // Its labels and notes print IR like the message; its source lines
+    // (`12 │ code`) stay verbatim.
     let frame = frame
         .trim_end()
         .lines()
         .map(|line| {
-            if line.trim_start().starts_with("= ") {
-                strip_handles(line)
-            } else {
+            let is_source = line.split_once('│').is_some_and(|(gutter, _)| {
+                let gutter = gutter.trim();
+                !gutter.is_empty() && gutter.bytes().all(|b| b.is_ascii_digit())
+            });
+            if is_source {
                 line.to_owned()
+            } else {
+                tidy(line)
             }
         })
         .collect::<Vec<_>>()

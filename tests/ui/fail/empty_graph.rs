@@ -1,0 +1,6 @@
+// An empty invocation.
+use vyre_graph::graph;
+
+graph! {}
+
+fn main() {}

@@ -1,0 +1,23 @@
+// A WGSL syntax error in a string literal: the literal is underlined and
+// the message names the file, line and column inside it.
+use vyre_graph::graph;
+
+graph! {
+    pub struct Broken;
+
+    kernel double = "
+        @group(0) @binding(0) var<storage, read> src: array<f32>;
+        @group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x < arrayLength(&dst) { dst[g.x] = src[g.x] 2.0; }
+        }
+    ";
+
+    input x[n];
+    output y[n];
+
+    node double(src: x, dst: y) over n;
+}
+
+fn main() {}
