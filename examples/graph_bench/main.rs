@@ -306,11 +306,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let reps = match (quick, n >= 1_000_000) {
             (true, true) => 5,
             (true, false) => 15,
-            (false, true) => 15,
+            (false, true) => 25,
             (false, false) => 60,
         };
         let x = random_u32(n as usize, n);
         let expected = chain_reference(&x);
+        // A graph of its own per size, like the baseline: only this size's
+        // plan (and its device buffers) is alive while it is measured.
+        let chain = Chain64::new(&gpu)?;
         let outputs = RefCell::new(Chain64Outputs::default());
         let run = |x: &[u32], want: bool| {
             let mut out = outputs.borrow_mut();

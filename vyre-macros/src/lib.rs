@@ -100,7 +100,7 @@ use quote::quote;
 ///     limits native;                     // optional: skip the WebGPU default limit checks
 ///
 ///     kernel scale = "@group(0) @binding(0) var<storage, read> src: array<f32>; ...";  // WGSL string literal
-///     kernel add = file "kernels/add.wgsl";                  // path relative to CARGO_MANIFEST_DIR
+///     kernel add = file "kernels/add.wgsl";                  // relative to CARGO_MANIFEST_DIR, else to this file
 ///     kernel mul = wgsl { @group(0) @binding(0) ... };       // WGSL written as Rust tokens
 ///     kernel two = file "kernels/many.wgsl" entry "second";  // choose the entry point (any form)
 ///

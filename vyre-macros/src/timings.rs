@@ -23,8 +23,9 @@ impl Timer {
     pub fn report(&self, name: &str, kernels: usize) {
         if let Some(start) = self.start {
             let ms = start.elapsed().as_secs_f64() * 1e3;
+            let plural = if kernels == 1 { "" } else { "s" };
             eprintln!(
-                "vyre graph! `{name}`: {kernels} kernels expanded in {ms:.2} ms ({:.2} ms per kernel)",
+                "vyre graph! `{name}`: {kernels} kernel{plural} expanded in {ms:.2} ms ({:.2} ms per kernel)",
                 ms / kernels.max(1) as f64
             );
         }

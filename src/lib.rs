@@ -1,1 +1,0 @@
-//! Examples and tests of vyre; nothing to see here.
