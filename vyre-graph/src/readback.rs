@@ -1,20 +1,42 @@
 //! Mapping readback buffers: every buffer of a run is mapped after a single
 //! wait, copied out, and unmapped.
 
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
-
-use smallvec::SmallVec;
 
 use crate::error::{BackendError, Result};
 use crate::gpu::Gpu;
 
-type MapResults =
-    Arc<Mutex<SmallVec<[Option<std::result::Result<(), wgpu::BufferAsyncError>>; 4]>>>;
+const PENDING: u8 = 0;
+const MAPPED: u8 = 1;
+const FAILED: u8 = 2;
+
+/// Where map callbacks report, one slot per readback buffer. A launch plan
+/// keeps one and reuses it every run, so reading back allocates nothing of
+/// ours (the callbacks only clone the `Arc`).
+#[derive(Debug)]
+pub(crate) struct MapSlots {
+    slots: Box<[AtomicU8]>,
+    /// The first mapping error's text (only written on failure).
+    error: Mutex<Option<String>>,
+}
+
+impl MapSlots {
+    /// Room for `count` readback buffers.
+    pub(crate) fn new(count: usize) -> Arc<Self> {
+        Arc::new(MapSlots {
+            slots: (0..count).map(|_| AtomicU8::new(PENDING)).collect(),
+            error: Mutex::new(None),
+        })
+    }
+}
 
 /// Map the first `dst.len()` bytes of each staging buffer after
 /// `submission` completes, copy them into `dst`, and unmap. One wait for all.
+/// `slots` must have room for every target.
 pub(crate) fn map_and_copy(
     gpu: &Gpu,
+    slots: &Arc<MapSlots>,
     submission: Option<wgpu::SubmissionIndex>,
     timeout: Option<std::time::Duration>,
     targets: &mut [(&wgpu::Buffer, &mut [u8])],
@@ -22,35 +44,56 @@ pub(crate) fn map_and_copy(
     if targets.is_empty() {
         return Ok(());
     }
-    let results: MapResults = Arc::new(Mutex::new(SmallVec::from_elem(None, targets.len())));
+    if slots.slots.len() < targets.len() {
+        return Err(BackendError::ReadbackFailed {
+            reason: "more readback buffers than map slots; please report this".into(),
+        });
+    }
+    for slot in slots.slots.iter() {
+        slot.store(PENDING, Ordering::Relaxed);
+    }
     for (i, (buffer, dst)) in targets.iter().enumerate() {
-        let results = Arc::clone(&results);
+        let slots = Arc::clone(slots);
         buffer
             .slice(..map_len(dst.len()))
             .map_async(wgpu::MapMode::Read, move |r| {
-                if let Ok(mut slots) = results.lock() {
-                    slots[i] = Some(r);
+                let state = match r {
+                    Ok(()) => MAPPED,
+                    Err(e) => {
+                        if let Ok(mut error) = slots.error.lock() {
+                            error.get_or_insert_with(|| e.to_string());
+                        }
+                        FAILED
+                    }
+                };
+                if let Some(slot) = slots.slots.get(i) {
+                    slot.store(state, Ordering::Release);
                 }
             });
     }
     gpu.wait(submission, timeout)?;
-    let failure = match results.lock() {
-        Err(_) => Some("a map callback panicked".to_string()),
-        Ok(slots) => slots.iter().find_map(|slot| match slot {
-            Some(Ok(())) => None,
-            Some(Err(e)) => Some(e.to_string()),
-            None => Some("the buffer was not mapped after the wait".to_string()),
-        }),
+    let states = || {
+        slots.slots[..targets.len()]
+            .iter()
+            .map(|s| s.load(Ordering::Acquire))
     };
-    if let Some(reason) = failure {
+    if states().any(|s| s != MAPPED) {
         // Leave no buffer mapped, so the next run can map it again.
-        if let Ok(slots) = results.lock() {
-            for ((buffer, _), slot) in targets.iter().zip(slots.iter()) {
-                if matches!(slot, Some(Ok(()))) {
-                    buffer.unmap();
-                }
+        for ((buffer, _), state) in targets.iter().zip(states()) {
+            if state == MAPPED {
+                buffer.unmap();
             }
         }
+        let reason = if states().any(|s| s == FAILED) {
+            slots
+                .error
+                .lock()
+                .ok()
+                .and_then(|mut e| e.take())
+                .unwrap_or_else(|| "mapping a readback buffer failed".into())
+        } else {
+            "the buffer was not mapped after the wait".into()
+        };
         return Err(BackendError::ReadbackFailed { reason });
     }
     let mut total = 0u64;

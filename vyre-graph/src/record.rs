@@ -3,6 +3,7 @@
 //! one wait for all readbacks.
 
 use std::num::NonZeroU64;
+use std::sync::Arc;
 
 use smallvec::SmallVec;
 
@@ -11,6 +12,7 @@ use crate::error::{BackendError, Result};
 use crate::graph::{Graph, RunReport, checked_element_count};
 use crate::grid::{check_grid, fold_grid, workgroups_for};
 use crate::plan::{BatchDispatchPlan, LaunchRecommendation, PlanCache, PlanConfig, Topology};
+use crate::readback::MapSlots;
 use crate::resource::{Feed, GpuBufferHandle, Sink};
 use crate::spec::{BufferClass, DispatchSize};
 
@@ -27,6 +29,8 @@ pub(crate) struct LaunchPlan {
     bind_groups: Vec<SmallVec<[wgpu::BindGroup; 2]>>,
     /// Readback buffer of each host output.
     readback: Vec<wgpu::Buffer>,
+    /// Where the readback buffers' map callbacks report, reused every run.
+    map_slots: Arc<MapSlots>,
     /// The resident handle each input's bind groups currently point at, if
     /// any (kept alive so its identity cannot be reused).
     bound_handles: Vec<Option<GpuBufferHandle>>,
@@ -206,7 +210,7 @@ impl LaunchPlan {
                 })
             })
             .collect();
-        let readback = graph
+        let readback: Vec<wgpu::Buffer> = graph
             .host_outputs
             .iter()
             .map(|&b| {
@@ -224,6 +228,7 @@ impl LaunchPlan {
             bytes: sizing.bytes,
             slots,
             bind_groups: Vec::new(),
+            map_slots: MapSlots::new(readback.len()),
             readback,
             bound_handles: vec![None; graph.spec.buffers.len()],
         };
@@ -536,12 +541,13 @@ pub(crate) fn run(
         }
         let mut targets: SmallVec<[(&wgpu::Buffer, &mut [u8]); 4]> = SmallVec::new();
         let readback = &plan.readback;
+        let plan_slots = &plan.map_slots;
         for (k, sink) in sinks.iter_mut().enumerate() {
             if let Sink::Host(dst) = sink {
                 targets.push((&readback[k], &mut **dst));
             }
         }
-        crate::readback::map_and_copy(gpu, Some(index), config.timeout, &mut targets)?;
+        crate::readback::map_and_copy(gpu, plan_slots, Some(index), config.timeout, &mut targets)?;
         Ok(report)
     })
 }

@@ -156,7 +156,13 @@ impl GpuBufferHandle {
         encoder.copy_buffer_to_buffer(self.buffer(), 0, &staging, 0, self.size());
         let index = gpu.submit(encoder.finish());
         let mut out = vec![0u8; self.size() as usize];
-        crate::readback::map_and_copy(gpu, Some(index), None, &mut [(&staging, &mut out[..])])?;
+        crate::readback::map_and_copy(
+            gpu,
+            &crate::readback::MapSlots::new(1),
+            Some(index),
+            None,
+            &mut [(&staging, &mut out[..])],
+        )?;
         Ok(out)
     }
 
