@@ -13,11 +13,14 @@
 //! cargo run --release --example blur -- 256   # 256 x 192
 //! ```
 
+mod common;
+use common::median_time;
+
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use vyre_graph::{Gpu, graph};
 
@@ -153,19 +156,6 @@ fn write_png(
     writer.write_image_data(&pixels)?;
     writer.finish()?;
     Ok(())
-}
-
-/// The median of `runs` timed calls of `f`, after one untimed warm-up call.
-fn median_time<T, E>(runs: usize, mut f: impl FnMut() -> Result<T, E>) -> Result<(Duration, T), E> {
-    let mut result = f()?;
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = Instant::now();
-        result = f()?;
-        times.push(start.elapsed());
-    }
-    times.sort();
-    Ok((times[times.len() / 2], result))
 }
 
 fn run() -> Result<bool, Box<dyn std::error::Error>> {

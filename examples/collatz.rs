@@ -14,8 +14,11 @@
 //!
 //! Without a GPU, Mesa's software Vulkan driver (lavapipe) runs it too.
 
+mod common;
+use common::median_time;
+
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use vyre_graph::{Gpu, graph};
 
@@ -132,19 +135,6 @@ fn stopping_time(start: u32) -> u32 {
         steps += 1;
     }
     steps
-}
-
-/// The median of `runs` timed calls of `f`, after one untimed warm-up call.
-fn median_time<T, E>(runs: usize, mut f: impl FnMut() -> Result<T, E>) -> Result<(Duration, T), E> {
-    let mut result = f()?;
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = Instant::now();
-        result = f()?;
-        times.push(start.elapsed());
-    }
-    times.sort();
-    Ok((times[times.len() / 2], result))
 }
 
 fn run() -> Result<bool, Box<dyn std::error::Error>> {

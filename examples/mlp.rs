@@ -15,8 +15,11 @@
 //! cargo run --release --example mlp -- 1024  # batch of 1024
 //! ```
 
+mod common;
+use common::median_time;
+
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use vyre_graph::{Gpu, GpuBufferHandle, graph};
 
@@ -121,19 +124,6 @@ fn max_abs_error(got: &[f32], want: &[f32]) -> f32 {
         .zip(want)
         .map(|(g, w)| (g - w).abs())
         .fold(0.0, f32::max)
-}
-
-/// The median of `runs` timed calls of `f`, after one untimed warm-up call.
-fn median_time<T, E>(runs: usize, mut f: impl FnMut() -> Result<T, E>) -> Result<(Duration, T), E> {
-    let mut result = f()?;
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = Instant::now();
-        result = f()?;
-        times.push(start.elapsed());
-    }
-    times.sort();
-    Ok((times[times.len() / 2], result))
 }
 
 fn run() -> Result<bool, Box<dyn std::error::Error>> {

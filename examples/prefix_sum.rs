@@ -18,8 +18,11 @@
 //! cargo run --release --example prefix_sum -- 100000   # 100,000 items
 //! ```
 
+mod common;
+use common::median_time;
+
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use vyre_graph::{Gpu, graph};
 
@@ -74,19 +77,6 @@ fn exclusive_scan(x: &[u32]) -> Vec<u32> {
             before
         })
         .collect()
-}
-
-/// The median of `runs` timed calls of `f`, after one untimed warm-up call.
-fn median_time<T, E>(runs: usize, mut f: impl FnMut() -> Result<T, E>) -> Result<(Duration, T), E> {
-    let mut result = f()?;
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = Instant::now();
-        result = f()?;
-        times.push(start.elapsed());
-    }
-    times.sort();
-    Ok((times[times.len() / 2], result))
 }
 
 fn run() -> Result<bool, Box<dyn std::error::Error>> {

@@ -14,6 +14,10 @@
 
 mod graph;
 
+#[path = "../common/mod.rs"]
+mod common;
+use common::median_time;
+
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -33,19 +37,6 @@ fn random_u32s(len: usize, seed: u64) -> Vec<u32> {
             (z ^ (z >> 31)) as u32
         })
         .collect()
-}
-
-/// The median of `runs` timed calls of `f`, after one untimed warm-up call.
-fn median_time<T, E>(runs: usize, mut f: impl FnMut() -> Result<T, E>) -> Result<(Duration, T), E> {
-    let mut result = f()?;
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = Instant::now();
-        result = f()?;
-        times.push(start.elapsed());
-    }
-    times.sort();
-    Ok((times[times.len() / 2], result))
 }
 
 fn ms(time: Duration) -> f64 {
