@@ -49,7 +49,8 @@ fn round4(bytes: u64) -> u64 {
     bytes.max(4).next_multiple_of(4)
 }
 
-/// Grids and sizes for `n`, checked against the device limits; no allocation.
+/// Grids and sizes for `n`, checked against the device limits and the budget
+/// before any device memory is allocated.
 struct Sizing {
     grids: Vec<[u32; 3]>,
     bytes: Vec<u64>,

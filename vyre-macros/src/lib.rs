@@ -13,7 +13,7 @@
 //! expand.rs   GraphAnalysis   -> tokens            (quote! only)
 //! ```
 //!
-//! Every error of an invocation is collected ([`diag`]) and emitted
+//! Every error of an invocation is collected (`diag.rs`) and emitted
 //! together as `compile_error!`s, beside a stub of the generated type so the
 //! rest of the user's crate still resolves.
 #![warn(missing_docs)]
