@@ -362,3 +362,50 @@ fn aliasing_shrinks_peak_device_bytes() {
         .expect("plan");
     assert_eq!(plan.estimated_peak_device_bytes, peak.aliased + 4 * n);
 }
+
+graph! {
+    /// The workgroup size comes from an override, set per node: the grid of
+    /// each node must follow its own size.
+    pub struct Sized;
+
+    kernel fill = "
+        override WG: u32 = 64u;
+        override ADD: u32 = 0u;
+        @group(0) @binding(0) var<storage, read> src: array<u32>;
+        @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+        @compute @workgroup_size(WG)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+            let i = g.x + g.y * nwg.x * WG;
+            if i < arrayLength(&src) { dst[i] = src[i] + ADD; }
+        }
+    ";
+
+    input x[n];
+    intermediate t[n];
+    output y[n];
+
+    node small = fill(src: x, dst: t) over n with { WG = 16, ADD = 1 };
+    node large = fill(src: t, dst: y) over n with { WG = 256, ADD = 2 };
+}
+
+#[test]
+fn override_workgroup_sizes_drive_each_nodes_grid() {
+    let _serial = common::serial();
+    let gpu = common::gpu();
+    assert_eq!(Sized::SPEC.nodes[0].workgroup_size, Some([16, 1, 1]));
+    assert_eq!(Sized::SPEC.nodes[1].workgroup_size, Some([256, 1, 1]));
+    let graph = Sized::new(&gpu).expect("compiles");
+    // Too few workgroups for WG = 16 (had the default 64 been used) would
+    // leave three quarters of `t` unwritten.
+    let x: Vec<u32> = (0..10_000).collect();
+    let out = graph.run(&x).expect("runs");
+    let expected: Vec<u32> = x.iter().map(|v| v + 3).collect();
+    assert_eq!(out.y, expected);
+    let plan = graph
+        .graph()
+        .plan(10_000, &DispatchConfig::default())
+        .expect("plan");
+    // The largest grid is the WG = 16 node's: ceil(10,000 / 16) workgroups.
+    assert_eq!(plan.worker_groups, 625);
+    assert_eq!(plan.workgroup_size_x, 16);
+}
