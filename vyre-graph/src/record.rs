@@ -504,11 +504,18 @@ pub(crate) fn run(
                 timestamp_writes: None,
             });
             let grids = override_grids.as_deref().unwrap_or(&plan.grids);
+            // Pipeline state persists across dispatches in a pass: set it
+            // only when it changes (a chain of one kernel sets it once).
+            let mut current = usize::MAX;
             for (node, grid) in grids.iter().enumerate() {
                 if grid.contains(&0) {
                     continue;
                 }
-                pass.set_pipeline(&graph.pipelines[graph.node_pipeline[node]]);
+                let pipeline = graph.node_pipeline[node];
+                if pipeline != current {
+                    pass.set_pipeline(&graph.pipelines[pipeline]);
+                    current = pipeline;
+                }
                 for (group, bind_group) in plan.bind_groups[node].iter().enumerate() {
                     pass.set_bind_group(group as u32, bind_group, &[]);
                 }
