@@ -409,3 +409,29 @@ fn override_workgroup_sizes_drive_each_nodes_grid() {
     assert_eq!(plan.worker_groups, 625);
     assert_eq!(plan.workgroup_size_x, 16);
 }
+
+#[test]
+fn profiled_runs_report_gpu_time_without_allocating_again() {
+    let _serial = common::serial();
+    let gpu = common::gpu();
+    let chain = Chain::new(&gpu).expect("chain compiles");
+    let x: Vec<u32> = (0..50_000).collect();
+    let profile = DispatchConfig::default().with_profile(true);
+    let (_, plain) = chain
+        .run_reported(&DispatchConfig::default(), &x)
+        .expect("plain run");
+    assert_eq!(plain.gpu_ns, None, "not asked for");
+    let (out, first) = chain.run_reported(&profile, &x).expect("profiled run");
+    assert_eq!(out.y, chain_reference(&x));
+    if gpu.has_timestamps() {
+        assert!(first.gpu_ns.is_some_and(|ns| ns > 0), "{first:?}");
+    } else {
+        assert_eq!(first.gpu_ns, None);
+    }
+    // The timer is made once per plan: the next profiled run allocates nothing.
+    let before = gpu.counters();
+    let (_, again) = chain.run_reported(&profile, &x).expect("profiled run");
+    let delta = gpu.counters().since(&before);
+    assert_eq!((delta.buffers_created, delta.bind_groups_created), (0, 0));
+    assert_eq!(again.gpu_ns.is_some(), gpu.has_timestamps());
+}

@@ -25,6 +25,13 @@ impl HandGraph {
     /// `n`, set up directly in wgpu: one buffer per graph buffer (no
     /// aliasing), one pipeline and one bind group per node and group.
     pub fn new(gpu: &Gpu, spec: &GraphSpec, n: u64) -> Self {
+        Self::with_layout(gpu, spec, n, false)
+    }
+
+    /// As [`HandGraph::new`]; with `like_graph`, layouts carry the reflected
+    /// minimum binding sizes and bind groups bind each buffer's exact size,
+    /// as the runtime does (for profiling the difference).
+    pub fn with_layout(gpu: &Gpu, spec: &GraphSpec, n: u64, like_graph: bool) -> Self {
         let device = gpu.device().clone();
         let queue = gpu.queue().clone();
         let max = gpu.limits().max_compute_workgroups_per_dimension;
@@ -141,7 +148,15 @@ impl HandGraph {
                             .filter(|nb| nb.group as usize == g)
                             .map(|nb| wgpu::BindGroupEntry {
                                 binding: nb.binding,
-                                resource: buffers[nb.buffer].as_entire_binding(),
+                                resource: if like_graph {
+                                    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                        buffer: &buffers[nb.buffer],
+                                        offset: 0,
+                                        size: std::num::NonZeroU64::new(sizes[nb.buffer]),
+                                    })
+                                } else {
+                                    buffers[nb.buffer].as_entire_binding()
+                                },
                             })
                             .collect();
                         device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -248,6 +263,29 @@ impl HandGraph {
         }
         self.read(&mut encoder);
         let index = self.queue.submit([encoder.finish()]);
+        self.map(index, outputs);
+    }
+
+    /// [`HandGraph::run`] inside a wgpu validation error scope, as the
+    /// runtime records (for profiling the difference).
+    pub fn run_scoped(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        self.upload(inputs);
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            for i in 0..self.grids.len() {
+                self.encode_node(&mut pass, i);
+            }
+        }
+        self.read(&mut encoder);
+        let index = self.queue.submit([encoder.finish()]);
+        assert!(
+            pollster::block_on(scope.pop()).is_none(),
+            "validation error"
+        );
         self.map(index, outputs);
     }
 

@@ -32,7 +32,7 @@ use vyre_graph::plan::{
     BatchDispatchPlan, BatchDispatchPlanCache, LaunchRecommendation, PlanConfig,
 };
 use vyre_graph::spec::GraphSpec;
-use vyre_graph::{DispatchConfig, Gpu, graph};
+use vyre_graph::{DispatchConfig, Gpu, RunReport, graph};
 
 graph! {
     /// A chain of 64 dependent LCG steps.
@@ -147,6 +147,16 @@ fn time_ms(f: impl FnOnce()) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
 }
 
+/// The six orders of the three variants (0 graph, 1 hand, 2 naive).
+const ORDERS: [[usize; 3]; 6] = [
+    [0, 1, 2],
+    [0, 2, 1],
+    [1, 0, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [2, 1, 0],
+];
+
 /// One workload's measurements.
 struct Row {
     workload: String,
@@ -158,13 +168,14 @@ struct Row {
     graph_record_us_per_node: f64,
     hand_record_us_per_node: f64,
     gpu_us_per_node: Option<f64>,
+    hand_gpu_us_per_node: Option<f64>,
     steady_buffers_created: u64,
     steady_bind_groups_created: u64,
 }
 
-/// A graph run: its output when asked for (a copy, outside the timed runs)
-/// and the CPU nanoseconds spent recording.
-type GraphRun<'a> = dyn Fn(&[u32], bool) -> (Option<Vec<u32>>, u64) + 'a;
+/// A graph run with a config: its output when asked for (a copy, outside
+/// the timed runs) and the run's report.
+type GraphRun<'a> = dyn Fn(&[u32], bool, &DispatchConfig) -> (Option<Vec<u32>>, RunReport) + 'a;
 
 /// A workload: the graph's `run`, its spec for the baselines, one input and
 /// the expected output.
@@ -183,7 +194,8 @@ fn measure(gpu: &Gpu, w: &Workload<'_>, reps: usize) -> Row {
     let input: &[u8] = bytemuck::cast_slice(w.input);
     let mut out = vec![0u32; w.expected.len()];
 
-    let (graph_out, _) = (w.run_graph)(w.input, true);
+    let plain = DispatchConfig::default();
+    let (graph_out, _) = (w.run_graph)(w.input, true, &plain);
     assert_eq!(
         graph_out.as_deref(),
         Some(w.expected),
@@ -205,17 +217,20 @@ fn measure(gpu: &Gpu, w: &Workload<'_>, reps: usize) -> Row {
     );
 
     let before = gpu.counters();
-    let _ = (w.run_graph)(w.input, false);
+    let _ = (w.run_graph)(w.input, false, &plain);
     let steady = gpu.counters().since(&before);
 
     let (mut g, mut h, mut s, mut rec) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for rep in 0..reps {
-        // Rotate the order so that no variant always runs first.
-        for k in 0..3 {
-            match (rep + k) % 3 {
+        // Cycle through all six orders, so that each variant runs first,
+        // second and third equally often and follows each other variant
+        // equally often (a plain rotation puts one variant right after
+        // `naive`, whose many waits let clocks drop, two times in three).
+        for &variant in &ORDERS[rep % ORDERS.len()] {
+            match variant {
                 0 => g.push(time_ms(|| {
-                    let (_, record_ns) = (w.run_graph)(w.input, false);
-                    rec.push(record_ns as f64 / 1e3 / nodes as f64);
+                    let (_, report) = (w.run_graph)(w.input, false, &plain);
+                    rec.push(report.record_ns as f64 / 1e3 / nodes as f64);
                 })),
                 1 => h.push(time_ms(|| {
                     hand.run(&[input], &mut [bytemuck::cast_slice_mut(&mut out)])
@@ -235,7 +250,15 @@ fn measure(gpu: &Gpu, w: &Workload<'_>, reps: usize) -> Row {
         naive_ms: median(&mut s),
         graph_record_us_per_node: median(&mut rec),
         hand_record_us_per_node: hand.record_ns_per_node(20) / 1e3,
-        gpu_us_per_node: hand.gpu_ns_per_node(gpu, &[input]).map(|ns| ns / 1e3),
+        gpu_us_per_node: {
+            let profile = DispatchConfig::default().with_profile(true);
+            let mut ns: Vec<f64> = (0..9)
+                .filter_map(|_| (w.run_graph)(w.input, false, &profile).1.gpu_ns)
+                .map(|ns| ns as f64)
+                .collect();
+            (!ns.is_empty()).then(|| median(&mut ns) / 1e3 / nodes as f64)
+        },
+        hand_gpu_us_per_node: hand.gpu_ns_per_node(gpu, &[input]).map(|ns| ns / 1e3),
         steady_buffers_created: steady.buffers_created,
         steady_bind_groups_created: steady.bind_groups_created,
     }
@@ -276,6 +299,69 @@ fn plan_cache_hit_ns(chain: &Chain64) -> (f64, f64) {
     (raw, locked)
 }
 
+/// `GRAPH_BENCH_PROBE=1`: where does a gap between graph and hand come
+/// from? Runs the 1M chain as graph, hand, hand with the runtime's layouts
+/// and binding sizes, and hand inside an error scope, in shuffled order.
+fn probe(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
+    let n = 1_048_576u64;
+    let chain = Chain64::new(gpu)?;
+    let x = random_u32(n as usize, n);
+    let expected = chain_reference(&x);
+    let hand = HandGraph::new(gpu, &Chain64::SPEC, n);
+    let like = HandGraph::with_layout(gpu, &Chain64::SPEC, n, true);
+    let input: &[u8] = bytemuck::cast_slice(&x);
+    let mut outputs = Chain64Outputs::default();
+    let mut out = vec![0u32; n as usize];
+    chain.run_into(&DispatchConfig::default(), &mut outputs, &x)?;
+    assert_eq!(outputs.y, expected);
+    let names = ["graph", "hand", "hand+layout", "hand+scope"];
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..60 {
+        for i in (1..order.len()).rev() {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            order.swap(i, (seed % (i as u64 + 1)) as usize);
+        }
+        for &v in &order {
+            let t = match v {
+                0 => time_ms(|| {
+                    chain
+                        .run_into(&DispatchConfig::default(), &mut outputs, &x)
+                        .expect("graph run");
+                }),
+                1 => time_ms(|| hand.run(&[input], &mut [bytemuck::cast_slice_mut(&mut out)])),
+                2 => time_ms(|| like.run(&[input], &mut [bytemuck::cast_slice_mut(&mut out)])),
+                _ => {
+                    time_ms(|| hand.run_scoped(&[input], &mut [bytemuck::cast_slice_mut(&mut out)]))
+                }
+            };
+            times[v].push(t);
+        }
+    }
+    assert_eq!(out, expected);
+    for (name, t) in names.iter().zip(&mut times) {
+        println!("probe chain64 n={n}: {name:<12} median {:.3} ms", median(t));
+    }
+    let profile = DispatchConfig::default().with_profile(true);
+    let mut graph_gpu: Vec<f64> = (0..20)
+        .filter_map(|_| chain.run_into(&profile, &mut outputs, &x).ok()?.gpu_ns)
+        .map(|ns| ns as f64 / 1e6)
+        .collect();
+    let mut hand_gpu: Vec<f64> = (0..20)
+        .filter_map(|_| hand.gpu_ns_per_node(gpu, &[input]))
+        .map(|ns| ns * 64.0 / 1e6)
+        .collect();
+    println!(
+        "probe chain64 n={n}: pass GPU time (timestamps) graph {:.3} ms, hand {:.3} ms",
+        median(&mut graph_gpu),
+        median(&mut hand_gpu)
+    );
+    Ok(())
+}
+
 fn json_escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
@@ -291,6 +377,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let gpu = Gpu::new()?;
     println!("adapter: {}", gpu.adapter());
+    if std::env::var_os("GRAPH_BENCH_PROBE").is_some() {
+        return probe(&gpu);
+    }
     let chain = Chain64::new(&gpu)?;
     let wide = Wide8x8::new(&gpu)?;
     let sorter = radix::RadixSort::new(&gpu)?;
@@ -304,9 +393,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     for &n in sizes {
         let reps = match (quick, n >= 1_000_000) {
-            (true, true) => 5,
-            (true, false) => 15,
-            (false, true) => 25,
+            (true, true) => 6,
+            (true, false) => 18,
+            (false, true) => 30,
             (false, false) => 60,
         };
         let x = random_u32(n as usize, n);
@@ -315,12 +404,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // plan (and its device buffers) is alive while it is measured.
         let chain = Chain64::new(&gpu)?;
         let outputs = RefCell::new(Chain64Outputs::default());
-        let run = |x: &[u32], want: bool| {
+        let run = |x: &[u32], want: bool, config: &DispatchConfig| {
             let mut out = outputs.borrow_mut();
-            let report = chain
-                .run_into(&DispatchConfig::default(), &mut out, x)
-                .expect("chain run");
-            (want.then(|| out.y.clone()), report.record_ns)
+            let report = chain.run_into(config, &mut out, x).expect("chain run");
+            (want.then(|| out.y.clone()), report)
         };
         rows.push(measure(
             &gpu,
@@ -341,12 +428,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let x = random_u32(n as usize, 7);
         let expected = wide_reference(&x);
         let outputs = RefCell::new(Wide8x8Outputs::default());
-        let run = |x: &[u32], want: bool| {
+        let run = |x: &[u32], want: bool, config: &DispatchConfig| {
             let mut out = outputs.borrow_mut();
-            let report = wide
-                .run_into(&DispatchConfig::default(), &mut out, x)
-                .expect("wide run");
-            (want.then(|| out.y.clone()), report.record_ns)
+            let report = wide.run_into(config, &mut out, x).expect("wide run");
+            (want.then(|| out.y.clone()), report)
         };
         rows.push(measure(
             &gpu,
@@ -358,7 +443,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 expected: &expected,
                 run_graph: &run,
             },
-            if quick { 15 } else { 60 },
+            if quick { 18 } else { 60 },
         ));
         println!("measured wide8x8 n={n}");
     }
@@ -368,12 +453,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut expected = x.clone();
         expected.sort_unstable();
         let outputs = RefCell::new(radix::RadixSortOutputs::default());
-        let run = |x: &[u32], want: bool| {
+        let run = |x: &[u32], want: bool, config: &DispatchConfig| {
             let mut out = outputs.borrow_mut();
-            let report = sorter
-                .run_into(&DispatchConfig::default(), &mut out, x)
-                .expect("radix run");
-            (want.then(|| out.keys.clone()), report.record_ns)
+            let report = sorter.run_into(config, &mut out, x).expect("radix run");
+            (want.then(|| out.keys.clone()), report)
         };
         rows.push(measure(
             &gpu,
@@ -385,7 +468,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 expected: &expected,
                 run_graph: &run,
             },
-            if quick { 5 } else { 15 },
+            if quick { 6 } else { 24 },
         ));
         println!("measured radix_sort n={n}");
     }
@@ -441,7 +524,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         json.push_str("  \"workloads\": [\n");
         for (i, r) in rows.iter().enumerate() {
             json.push_str(&format!(
-                "    {{\"workload\": \"{}\", \"n\": {}, \"nodes\": {}, \"graph_ms\": {:.4}, \"hand_ms\": {:.4}, \"naive_ms\": {:.4}, \"graph_over_hand\": {:.4}, \"naive_over_graph\": {:.3}, \"graph_record_us_per_node\": {:.4}, \"hand_record_us_per_node\": {:.4}, \"gpu_us_per_node\": {}, \"steady_buffers_created\": {}, \"steady_bind_groups_created\": {}}}{}\n",
+                "    {{\"workload\": \"{}\", \"n\": {}, \"nodes\": {}, \"graph_ms\": {:.4}, \"hand_ms\": {:.4}, \"naive_ms\": {:.4}, \"graph_over_hand\": {:.4}, \"naive_over_graph\": {:.3}, \"graph_record_us_per_node\": {:.4}, \"hand_record_us_per_node\": {:.4}, \"gpu_us_per_node\": {}, \"hand_gpu_us_per_node\": {}, \"steady_buffers_created\": {}, \"steady_bind_groups_created\": {}}}{}\n",
                 r.workload,
                 r.n,
                 r.nodes,
@@ -453,6 +536,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 r.graph_record_us_per_node,
                 r.hand_record_us_per_node,
                 r.gpu_us_per_node.map_or_else(|| "null".to_string(), |v| format!("{v:.4}")),
+                r.hand_gpu_us_per_node.map_or_else(|| "null".to_string(), |v| format!("{v:.4}")),
                 r.steady_buffers_created,
                 r.steady_bind_groups_created,
                 if i + 1 < rows.len() { "," } else { "" }

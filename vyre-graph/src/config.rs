@@ -31,6 +31,9 @@ pub struct DispatchConfig {
     /// budget fails with [`crate::BackendError::DeviceOutOfMemory`] before
     /// anything is allocated.
     pub device_memory_budget_bytes: u64,
+    /// Measure the pass's GPU time with timestamp queries (when the device
+    /// has them) into [`crate::RunReport::gpu_ns`].
+    pub profile: bool,
 }
 
 impl DispatchConfig {
@@ -66,6 +69,13 @@ impl DispatchConfig {
     #[must_use]
     pub fn with_workgroup_override(mut self, size: u32) -> Self {
         self.workgroup_override = Some(size);
+        self
+    }
+
+    /// Measure the GPU time of the run's pass.
+    #[must_use]
+    pub fn with_profile(mut self, on: bool) -> Self {
+        self.profile = on;
         self
     }
 

@@ -33,6 +33,11 @@ pub struct RunReport {
     /// CPU nanoseconds spent recording the command buffer (encoder creation
     /// to `finish`), for profiling the recording cost per node.
     pub record_ns: u64,
+    /// GPU nanoseconds from the start to the end of the compute pass,
+    /// measured with timestamp queries when the run asked for it
+    /// ([`DispatchConfig::profile`](crate::DispatchConfig::profile)) and the
+    /// device has them.
+    pub gpu_ns: Option<u64>,
 }
 
 /// A compiled graph: pipelines and layouts built once, a launch-plan cache,

@@ -29,8 +29,12 @@ pub(crate) struct LaunchPlan {
     bind_groups: Vec<SmallVec<[wgpu::BindGroup; 2]>>,
     /// Readback buffer of each host output.
     readback: Vec<wgpu::Buffer>,
-    /// Where the readback buffers' map callbacks report, reused every run.
+    /// Where the readback buffers' map callbacks report, reused every run
+    /// (one more slot for the timestamps).
     map_slots: Arc<MapSlots>,
+    /// Timestamp queries around the pass, made by the first run that asks
+    /// for profiling on a device that has them.
+    timer: Option<PassTimer>,
     /// The resident handle each input's bind groups currently point at, if
     /// any (kept alive so its identity cannot be reused).
     bound_handles: Vec<Option<GpuBufferHandle>>,
@@ -42,6 +46,40 @@ impl Drop for LaunchPlan {
         for b in self.slots.iter().chain(&self.readback) {
             b.destroy();
         }
+    }
+}
+
+/// Two timestamps (pass begin and end), resolved and read back with the
+/// outputs when a run asks for profiling.
+struct PassTimer {
+    queries: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    read: wgpu::Buffer,
+}
+
+impl PassTimer {
+    fn new(gpu: &crate::gpu::Gpu) -> Option<Self> {
+        if !gpu.has_timestamps() {
+            return None;
+        }
+        let queries = gpu.device().create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("vyre pass timer"),
+            ty: wgpu::QueryType::Timestamp,
+            count: 2,
+        });
+        let buffer = |usage| {
+            gpu.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("vyre pass timer"),
+                size: 16,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        Some(PassTimer {
+            queries,
+            resolve: buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC),
+            read: buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST),
+        })
     }
 }
 
@@ -229,7 +267,8 @@ impl LaunchPlan {
             bytes: sizing.bytes,
             slots,
             bind_groups: Vec::new(),
-            map_slots: MapSlots::new(readback.len()),
+            map_slots: MapSlots::new(readback.len() + 1),
+            timer: None,
             readback,
             bound_handles: vec![None; graph.spec.buffers.len()],
         };
@@ -459,6 +498,7 @@ pub(crate) fn run(
             cache_entries,
             submissions: 0,
             record_ns: 0,
+            gpu_ns: None,
         };
         if graph.spec.nodes.is_empty() {
             return Ok(report);
@@ -484,6 +524,10 @@ pub(crate) fn run(
             }
         }
         let label = config.label.as_deref().unwrap_or(&graph.spec.name);
+        if config.profile && plan.timer.is_none() {
+            plan.timer = PassTimer::new(gpu);
+        }
+        let timer = plan.timer.as_ref().filter(|_| config.profile);
         let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
         let record_start = std::time::Instant::now();
         let mut encoder = gpu
@@ -501,7 +545,11 @@ pub(crate) fn run(
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(label),
-                timestamp_writes: None,
+                timestamp_writes: timer.map(|t| wgpu::ComputePassTimestampWrites {
+                    query_set: &t.queries,
+                    beginning_of_pass_write_index: Some(0),
+                    end_of_pass_write_index: Some(1),
+                }),
             });
             let grids = override_grids.as_deref().unwrap_or(&plan.grids);
             // Pipeline state persists across dispatches in a pass: set it
@@ -535,6 +583,10 @@ pub(crate) fn run(
                 Sink::Skip => {}
             }
         }
+        if let Some(t) = timer {
+            encoder.resolve_query_set(&t.queries, 0..2, &t.resolve, 0);
+            encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.read, 0, 16);
+        }
         let command = encoder.finish();
         report.record_ns = u64::try_from(record_start.elapsed().as_nanos()).unwrap_or(u64::MAX);
         let index = gpu.submit(command);
@@ -544,9 +596,10 @@ pub(crate) fn run(
                 reason: error.to_string(),
             });
         }
-        if host_targets.is_empty() {
+        if host_targets.is_empty() && timer.is_none() {
             return Ok(report);
         }
+        let mut stamps = [0u8; 16];
         let mut targets: SmallVec<[(&wgpu::Buffer, &mut [u8]); 4]> = SmallVec::new();
         let readback = &plan.readback;
         let plan_slots = &plan.map_slots;
@@ -555,7 +608,16 @@ pub(crate) fn run(
                 targets.push((&readback[k], &mut **dst));
             }
         }
+        if let Some(t) = timer {
+            targets.push((&t.read, &mut stamps[..]));
+        }
         crate::readback::map_and_copy(gpu, plan_slots, Some(index), config.timeout, &mut targets)?;
+        drop(targets);
+        if timer.is_some() {
+            let [begin, end]: [u64; 2] = bytemuck::pod_read_unaligned(&stamps);
+            let period = f64::from(gpu.queue().get_timestamp_period());
+            report.gpu_ns = Some((end.saturating_sub(begin) as f64 * period) as u64);
+        }
         Ok(report)
     })
 }
