@@ -435,3 +435,35 @@ fn profiled_runs_report_gpu_time_without_allocating_again() {
     assert_eq!((delta.buffers_created, delta.bind_groups_created), (0, 0));
     assert_eq!(again.gpu_ns.is_some(), gpu.has_timestamps());
 }
+
+#[test]
+fn the_schedule_is_static_data_computed_at_compile_time() {
+    // No GPU needed: levels and aliasing slots are in the emitted SPEC.
+    let diamond = Diamond::SPEC.schedule.expect("graph! emits a schedule");
+    assert_eq!(*diamond.levels, [0, 1, 1, 2]);
+    let stages = Stages::SPEC.schedule.expect("graph! emits a schedule");
+    // Buffers x, t1..t6, y: the intermediates alternate between two slots.
+    let s = &stages.slots;
+    assert_eq!(s[1], s[3]);
+    assert_eq!(s[3], s[5]);
+    assert_eq!(s[2], s[4]);
+    assert_eq!(s[4], s[6]);
+    assert_ne!(s[1], s[2]);
+    assert_ne!(s[0], s[1]);
+    assert_ne!(s[7], s[1]);
+
+    // The runtime refuses a schedule that disagrees with the nodes.
+    let _serial = common::serial();
+    let gpu = common::gpu();
+    let mut tampered = Diamond::SPEC;
+    tampered.schedule = Some(vyre_graph::spec::ScheduleSpec {
+        levels: vec![0, 0, 0, 0].into(),
+        slots: diamond.slots.clone(),
+    });
+    let err = vyre_graph::Graph::new(&gpu, tampered).expect_err("a wrong schedule");
+    assert!(
+        matches!(err, vyre_graph::BackendError::InvalidProgram { .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("use matching versions"), "{err}");
+}

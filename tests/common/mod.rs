@@ -153,6 +153,7 @@ pub fn graph_spec(
     nodes: Vec<NodeSpec>,
 ) -> GraphSpec {
     GraphSpec {
+        schedule: None,
         name: Cow::Owned(name.to_owned()),
         kernels: Cow::Owned(kernels),
         buffers: Cow::Owned(buffers),

@@ -207,6 +207,7 @@ impl GpuDispatchGraph {
             kernels: Cow::Owned(kernels),
             buffers: Cow::Owned(buffers),
             nodes: Cow::Owned(nodes),
+            schedule: None,
         };
         let analysis = crate::graph::validate(&spec)?;
         let layouts = self

@@ -93,6 +93,7 @@ pub struct RunReport {
 ///     ]
 ///     .into(),
 ///     nodes: vec![node(0, 1), node(1, 2)].into(),
+///     schedule: None,
 /// };
 /// let gpu = Gpu::new()?;
 /// let graph = Graph::new(&gpu, spec)?;
@@ -541,6 +542,14 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
     let classes: Vec<BufferClass> = spec.buffers.iter().map(|b| b.class).collect();
     let uses: Vec<Vec<Use>> = spec.nodes.iter().map(|n| node_uses(spec, n)).collect();
     let analysis = vyre_analysis::analyse(&classes, &uses);
+    if let Some(schedule) = &spec.schedule
+        && (*schedule.levels != *analysis.levels || *schedule.slots != *analysis.slots)
+    {
+        return Err(invalid(format!(
+            "its schedule (levels {:?}, slots {:?}) disagrees with the runtime's analysis of its nodes (levels {:?}, slots {:?}); it was made by another version of vyre-macros: use matching versions of vyre-graph and vyre-macros, or set `schedule: None`",
+            schedule.levels, schedule.slots, analysis.levels, analysis.slots
+        )));
+    }
     for problem in &analysis.problems {
         let buffer = |i: usize| spec.buffers.get(i).map_or("?", |b| &*b.name);
         let node = |i: usize| spec.nodes.get(i).map_or("?", |n| &*n.label);

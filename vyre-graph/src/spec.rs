@@ -248,6 +248,20 @@ pub struct NodeSpec {
     pub size: DispatchSize,
 }
 
+/// The schedule worked out from a graph's nodes in program order: `graph!`
+/// computes it at compile time (with `vyre-analysis`, the same code the
+/// runtime uses) and emits it as static data, so it can be inspected without
+/// a GPU (`Name::SPEC.schedule`). [`crate::Graph::new`] checks it against
+/// its own analysis of the spec and refuses a schedule that disagrees (a
+/// spec from another version of the macro, or edited by hand).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct ScheduleSpec {
+    /// Dependency level of each node: nodes of one level are independent.
+    pub levels: Cow<'static, [u32]>,
+    /// Device slot of each buffer: buffers with the same slot share memory.
+    pub slots: Cow<'static, [usize]>,
+}
+
 /// A whole graph: what `graph!` emits and what [`crate::Graph::new`] takes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GraphSpec {
@@ -259,6 +273,9 @@ pub struct GraphSpec {
     pub buffers: Cow<'static, [BufferSpec]>,
     /// Nodes, in program order.
     pub nodes: Cow<'static, [NodeSpec]>,
+    /// The schedule `graph!` computed, if any; hand-built specs leave it
+    /// `None` and the runtime works it out.
+    pub schedule: Option<ScheduleSpec>,
 }
 
 impl GraphSpec {

@@ -112,6 +112,10 @@ pub struct GraphAnalysis {
     pub buffers: Vec<BufferOut>,
     /// Nodes in program order, unrolled.
     pub nodes: Vec<NodeOut>,
+    /// Dependency level of each node (from `vyre_analysis`).
+    pub levels: Vec<u32>,
+    /// Device slot of each buffer (from `vyre_analysis`).
+    pub slots: Vec<usize>,
     /// Generated structs (deduplicated, dependency order) and the kernel
     /// each came from.
     pub structs: Vec<(StructDef, String)>,
@@ -491,6 +495,8 @@ pub fn analyse(
         nodes,
         structs,
         problem_size,
+        levels: analysis.levels,
+        slots: analysis.slots,
     })
 }
 

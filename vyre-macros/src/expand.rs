@@ -160,12 +160,18 @@ fn spec(a: &GraphAnalysis) -> TokenStream {
             }
         }
     });
+    let levels = a.levels.iter().map(|l| Literal::u32_suffixed(*l));
+    let slots = a.slots.iter().map(|s| Literal::usize_suffixed(*s));
     quote! {
         #p::GraphSpec {
             name: #name,
             kernels: #p::Cow::Borrowed(&[#(#kernels),*]),
             buffers: #p::Cow::Borrowed(&[#(#buffers),*]),
             nodes: #p::Cow::Borrowed(&[#(#nodes),*]),
+            schedule: ::core::option::Option::Some(#p::ScheduleSpec {
+                levels: #p::Cow::Borrowed(&[#(#levels),*]),
+                slots: #p::Cow::Borrowed(&[#(#slots),*]),
+            }),
         }
     }
 }
