@@ -481,13 +481,16 @@ impl<V> PlanCache<V> {
         self.rebuild_heap();
     }
 
-    /// Rebuilds the heap from the live entries only.
+    /// Rebuilds the heap from the live entries only, in the heap's own
+    /// allocation (a steady stream of hits compacts without allocating).
     fn rebuild_heap(&mut self) {
-        let records: Vec<Reverse<(u64, u64)>> = self
-            .entries
-            .iter()
-            .map(|(&key, entry)| Reverse((entry.last_seen, key)))
-            .collect();
+        let mut records = std::mem::take(&mut self.heap).into_vec();
+        records.clear();
+        records.extend(
+            self.entries
+                .iter()
+                .map(|(&key, entry)| Reverse((entry.last_seen, key))),
+        );
         self.heap = BinaryHeap::from(records);
     }
 
