@@ -37,7 +37,7 @@ graph! {
 
     kernel histogram = file "examples/kernels/radix_sort/histogram.wgsl";
     kernel scan = file "examples/kernels/prefix_sum/scan_blocks.wgsl";
-    kernel scatter = file "examples/kernels/radix_sort/scatter.wgsl";
+    kernel scatter = file "examples/kernels/radix_sort/scatter.wgsl" entry "main";
 
     inout keys[n];
     intermediate tmp[n];
@@ -69,7 +69,7 @@ graph! {
 
     kernel histogram = file "examples/kernels/radix_sort/histogram.wgsl";
     kernel scan = file "examples/kernels/prefix_sum/scan_blocks.wgsl";
-    kernel scatter = file "examples/kernels/radix_sort/scatter_pairs.wgsl";
+    kernel scatter = file "examples/kernels/radix_sort/scatter.wgsl" entry "pairs";
 
     inout keys[n];
     inout values[n];
@@ -86,9 +86,9 @@ graph! {
         node scan_counts = scan(src: counts, dst: offsets, sums: block_sums) over n / 256 + 4;
         node scan_blocks = scan(src: block_sums, dst: block_offsets, sums: total) over n / 262144 + 1;
         node scatter(
-            src_keys: ping(keys, tmp_keys),
+            src: ping(keys, tmp_keys),
             src_values: ping(values, tmp_values),
-            dst_keys: pong(keys, tmp_keys),
+            dst: pong(keys, tmp_keys),
             dst_values: pong(values, tmp_values),
             offsets: offsets,
             block_offsets: block_offsets,

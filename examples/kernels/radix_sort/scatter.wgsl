@@ -1,5 +1,7 @@
 // Radix sort, pass step 3: move each key to its place for the digit
-// `(key >> SHIFT) & 15`, stably.
+// `(key >> SHIFT) & 15`, stably. Two entry points share the ranking:
+// `main` moves keys, `pairs` moves each key's value with it (a node binds
+// only the globals its entry point uses).
 //
 // `offsets` is the exclusive scan of the histogram, in blocks of 1,024
 // entries, and `block_offsets` the exclusive scan of those blocks' totals:
@@ -11,6 +13,8 @@
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(2) var<storage, read> offsets: array<u32>;
 @group(0) @binding(3) var<storage, read> block_offsets: array<u32>;
+@group(0) @binding(4) var<storage, read> src_values: array<u32>;
+@group(0) @binding(5) var<storage, read_write> dst_values: array<u32>;
 
 override SHIFT: u32 = 0u;
 
@@ -32,12 +36,16 @@ var<workgroup> counts: array<u32, 2048>;
 // within each word.
 var<workgroup> runs: array<u32, 256>;
 
-@compute @workgroup_size(256)
-fn main(
-    @builtin(local_invocation_index) t: u32,
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(num_workgroups) nwg: vec3<u32>,
-) {
+// Where this thread's keys go: `to[k]` for key `first + k`, or `NOWHERE`
+// past the end of the input.
+const NOWHERE: u32 = 0xffffffffu;
+struct Placement {
+    first: u32,
+    key: vec4<u32>,
+    to: vec4<u32>,
+}
+
+fn place(t: u32, wid: vec3<u32>, nwg: vec3<u32>) -> Placement {
     let block = wid.x + (wid.y + wid.z * nwg.y) * nwg.x;
     let n = arrayLength(&src);
     let blocks = (n + BLOCK - 1u) / BLOCK;
@@ -93,14 +101,44 @@ fn main(
     }
     workgroupBarrier();
 
+    var to = vec4<u32>(NOWHERE);
     for (var k = 0u; k < ITEMS; k++) {
         if first + k < n {
             let lane = (d[k] & 1u) * 16u;
             let e = (d[k] >> 1u) * WG + t;
             let earlier = ((counts[e] + runs[e / RUN]) >> lane) & 0xffffu;
             let slot = d[k] * blocks + block;
-            let to = offsets[slot] + block_offsets[slot / BLOCK] + earlier + rank[k];
-            dst[to] = key[k];
+            to[k] = offsets[slot] + block_offsets[slot / BLOCK] + earlier + rank[k];
+        }
+    }
+    return Placement(first, key, to);
+}
+
+@compute @workgroup_size(256)
+fn main(
+    @builtin(local_invocation_index) t: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let p = place(t, wid, nwg);
+    for (var k = 0u; k < ITEMS; k++) {
+        if p.to[k] != NOWHERE {
+            dst[p.to[k]] = p.key[k];
+        }
+    }
+}
+
+@compute @workgroup_size(256)
+fn pairs(
+    @builtin(local_invocation_index) t: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let p = place(t, wid, nwg);
+    for (var k = 0u; k < ITEMS; k++) {
+        if p.to[k] != NOWHERE {
+            dst[p.to[k]] = p.key[k];
+            dst_values[p.to[k]] = src_values[p.first + k];
         }
     }
 }
