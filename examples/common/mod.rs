@@ -21,3 +21,16 @@ pub fn median_time<T, E>(
         result,
     ))
 }
+
+/// The process exit code for an example's `run`: success when its result
+/// matched the CPU, failure (with the error printed) otherwise.
+pub fn exit_code(result: Result<bool, Box<dyn std::error::Error>>) -> std::process::ExitCode {
+    match result {
+        Ok(true) => std::process::ExitCode::SUCCESS,
+        Ok(false) => std::process::ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
