@@ -467,3 +467,54 @@ fn the_schedule_is_static_data_computed_at_compile_time() {
     );
     assert!(err.to_string().contains("use matching versions"), "{err}");
 }
+
+graph! {
+    /// `wide` (2n elements) dies before `narrow` (n elements) is made, so
+    /// both live in one device buffer of 2n; `narrow` must still look n long
+    /// to its kernels (`arrayLength`).
+    pub struct Shrink;
+
+    kernel fill = "
+        @group(0) @binding(0) var<storage, read> src: array<u32>;
+        @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x < arrayLength(&dst) { dst[g.x] = src[g.x % arrayLength(&src)] + 1u; }
+        }
+    ";
+    kernel measure = "
+        @group(0) @binding(0) var<storage, read> src: array<u32>;
+        @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x < arrayLength(&dst) { dst[g.x] = arrayLength(&src) * 1000u + src[g.x]; }
+        }
+    ";
+
+    input x[n];
+    intermediate wide[2 * n];
+    intermediate mid[n];
+    intermediate narrow[n];
+    output y[n];
+
+    node a = fill(src: x, dst: wide) over 2 * n;
+    node b = fill(src: wide, dst: mid) over n;
+    node c = fill(src: mid, dst: narrow) over n;
+    node d = measure(src: narrow, dst: y) over n;
+}
+
+#[test]
+fn an_aliased_smaller_buffer_keeps_its_own_length() {
+    let _serial = common::serial();
+    let gpu = common::gpu();
+    let slots = &Shrink::SPEC.schedule.expect("schedule").slots;
+    assert_eq!(
+        slots[1], slots[3],
+        "`wide` and `narrow` share a device buffer"
+    );
+    let graph = Shrink::new(&gpu).expect("compiles");
+    let x: Vec<u32> = (0..300).collect();
+    let out = graph.run(&x).expect("runs");
+    let expected: Vec<u32> = x.iter().map(|v| 300 * 1000 + v + 3).collect();
+    assert_eq!(out.y, expected);
+}

@@ -314,7 +314,9 @@ fn probe(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
     let mut out = vec![0u32; n as usize];
     chain.run_into(&DispatchConfig::default(), &mut outputs, &x)?;
     assert_eq!(outputs.y, expected);
-    let names = ["graph", "hand", "hand+layout", "hand+scope"];
+    // Made after the graph's plan: tells allocation order from code path.
+    let late = HandGraph::new(gpu, &Chain64::SPEC, n);
+    let names = ["graph", "hand", "hand+layout", "hand+scope", "hand (late)"];
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
     let mut order: Vec<usize> = (0..names.len()).collect();
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
@@ -334,6 +336,7 @@ fn probe(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
                 }),
                 1 => time_ms(|| hand.run(&[input], &mut [bytemuck::cast_slice_mut(&mut out)])),
                 2 => time_ms(|| like.run(&[input], &mut [bytemuck::cast_slice_mut(&mut out)])),
+                4 => time_ms(|| late.run(&[input], &mut [bytemuck::cast_slice_mut(&mut out)])),
                 _ => {
                     time_ms(|| hand.run_scoped(&[input], &mut [bytemuck::cast_slice_mut(&mut out)]))
                 }
@@ -396,7 +399,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             (true, true) => 6,
             (true, false) => 18,
             (false, true) => 30,
-            (false, false) => 60,
+            (false, false) => 240,
         };
         let x = random_u32(n as usize, n);
         let expected = chain_reference(&x);
@@ -443,7 +446,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 expected: &expected,
                 run_graph: &run,
             },
-            if quick { 18 } else { 60 },
+            if quick { 18 } else { 240 },
         ));
         println!("measured wide8x8 n={n}");
     }

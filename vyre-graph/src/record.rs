@@ -286,6 +286,18 @@ impl LaunchPlan {
         }
     }
 
+    /// The size to bind buffer `b` with: its own bytes, so that
+    /// `arrayLength` sees the buffer and not a larger aliased slot or
+    /// resident handle; the whole buffer (`None`) when that is the same.
+    fn binding_size(&self, graph: &Graph, b: usize) -> Option<NonZeroU64> {
+        let bytes = round4(self.bytes[b]);
+        if self.buffer_of(graph, b).size() == bytes {
+            None
+        } else {
+            NonZeroU64::new(bytes)
+        }
+    }
+
     fn make_bind_groups(&self, graph: &Graph, node: usize) -> SmallVec<[wgpu::BindGroup; 2]> {
         let spec = &graph.spec.nodes[node];
         let layout = &graph.layouts[spec.kernel];
@@ -303,7 +315,7 @@ impl LaunchPlan {
                         resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                             buffer: self.buffer_of(graph, nb.buffer),
                             offset: 0,
-                            size: NonZeroU64::new(round4(self.bytes[nb.buffer])),
+                            size: self.binding_size(graph, nb.buffer),
                         }),
                     })
                     .collect();
