@@ -124,12 +124,7 @@ fn node_grid(graph: &Graph, node: usize, n: u64, config: &DispatchConfig) -> Res
 
 fn size(graph: &Graph, n: u64, config: &DispatchConfig) -> Result<Sizing> {
     if n == 0 {
-        return Err(BackendError::InvalidProblemSize {
-            reason: format!(
-                "graph `{}` was asked to run with problem size 0; pass at least one element",
-                graph.spec.name
-            ),
-        });
+        return Err(zero_problem_size(graph));
     }
     let limits = graph.gpu.limits();
     let mut bytes = Vec::with_capacity(graph.spec.buffers.len());
@@ -204,6 +199,15 @@ fn size(graph: &Graph, n: u64, config: &DispatchConfig) -> Result<Sizing> {
         recommendation,
         workgroup_size_x,
     })
+}
+
+fn zero_problem_size(graph: &Graph) -> BackendError {
+    BackendError::InvalidProblemSize {
+        reason: format!(
+            "graph `{}` was asked to run with problem size 0; pass at least one element",
+            graph.spec.name
+        ),
+    }
 }
 
 fn check_budget(plan: &BatchDispatchPlan) -> Result<()> {
@@ -426,12 +430,7 @@ fn check_io(
         });
     }
     if n == 0 {
-        return Err(BackendError::InvalidProblemSize {
-            reason: format!(
-                "graph `{}` was asked to run with problem size 0; pass at least one element",
-                graph.spec.name
-            ),
-        });
+        return Err(zero_problem_size(graph));
     }
     for (feed, &b) in feeds.iter().zip(&graph.host_inputs) {
         let spec = &graph.spec.buffers[b];
@@ -582,14 +581,14 @@ pub(crate) fn run(
                 pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
             }
         }
-        let mut host_targets: SmallVec<[(usize, usize); 4]> = SmallVec::new();
+        let mut reads_back = false;
         for (k, (sink, &b)) in sinks.iter().zip(&graph.host_outputs).enumerate() {
             let src = plan.buffer_of(graph, b);
             let bytes = round4(plan.bytes[b]);
             match sink {
                 Sink::Host(_) => {
                     encoder.copy_buffer_to_buffer(src, 0, &plan.readback[k], 0, bytes);
-                    host_targets.push((k, b));
+                    reads_back = true;
                 }
                 Sink::Device(h) => encoder.copy_buffer_to_buffer(src, 0, h.buffer(), 0, bytes),
                 Sink::Skip => {}
@@ -608,7 +607,7 @@ pub(crate) fn run(
                 reason: error.to_string(),
             });
         }
-        if host_targets.is_empty() && timer.is_none() {
+        if !reads_back && timer.is_none() {
             return Ok(report);
         }
         let mut stamps = [0u8; 16];

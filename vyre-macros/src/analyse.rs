@@ -160,25 +160,8 @@ pub fn analyse(
     let mut incomplete = kernels.iter().any(Option::is_none);
 
     // Names.
-    let mut kernel_index: HashMap<String, usize> = HashMap::new();
-    for (i, k) in kernel_decls.iter().enumerate() {
-        let name = k.name.to_string();
-        if let Some(&first) = kernel_index.get(&name) {
-            let first_span = kernel_decls
-                .get(first)
-                .map_or(k.name.span(), |f| f.name.span());
-            diag.error_with_note(
-                k.name.span(),
-                format!("kernel `{name}` is declared twice"),
-                first_span,
-                "first declared here",
-            );
-        } else {
-            kernel_index.insert(name, i);
-        }
-    }
-    let mut buffer_index: HashMap<String, usize> = HashMap::new();
-    for (i, b) in buffer_decls.iter().enumerate() {
+    let kernel_index = index_names(kernel_decls.iter().map(|k| &k.name), "kernel", diag);
+    for b in &buffer_decls {
         let name = b.name.to_string();
         if name == "n" || name == "config" || name.starts_with("__vyre") {
             diag.error(
@@ -186,20 +169,8 @@ pub fn analyse(
                 format!("`{name}` cannot name a buffer: it is reserved for the generated `run` functions (`n` is the problem size)"),
             );
         }
-        if let Some(&first) = buffer_index.get(&name) {
-            let first_span = buffer_decls
-                .get(first)
-                .map_or(b.name.span(), |f| f.name.span());
-            diag.error_with_note(
-                b.name.span(),
-                format!("buffer `{name}` is declared twice"),
-                first_span,
-                "first declared here",
-            );
-        } else {
-            buffer_index.insert(name, i);
-        }
     }
+    let buffer_index = index_names(buffer_decls.iter().map(|b| &b.name), "buffer", diag);
 
     // Node labels.
     let mut labels: HashMap<String, Span> = HashMap::new();
@@ -498,6 +469,32 @@ pub fn analyse(
         levels: analysis.levels,
         slots: analysis.slots,
     })
+}
+
+/// Index declared names by their first declaration, reporting each repeat
+/// (`what` is `kernel` or `buffer`) with a note at the first.
+fn index_names<'a>(
+    names: impl Iterator<Item = &'a Ident>,
+    what: &str,
+    diag: &mut Diagnostics,
+) -> HashMap<String, usize> {
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut spans: Vec<Span> = Vec::new();
+    for (i, ident) in names.enumerate() {
+        spans.push(ident.span());
+        let name = ident.to_string();
+        if let Some(first) = index.get(&name).and_then(|&first| spans.get(first)) {
+            diag.error_with_note(
+                ident.span(),
+                format!("{what} `{name}` is declared twice"),
+                *first,
+                "first declared here",
+            );
+        } else {
+            index.insert(name, i);
+        }
+    }
+    index
 }
 
 fn workgroup_limit_problem(size: [u32; 3]) -> Option<String> {
