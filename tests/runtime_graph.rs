@@ -7,7 +7,9 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::*;
-use vyre_graph::spec::{BindingKind, BindingSpec, BufferClass, DispatchSize, Extent, GraphSpec};
+use vyre_graph::spec::{
+    BindingKind, BindingSpec, BufferClass, DispatchSize, Extent, GraphSpec, GridFold,
+};
 use vyre_graph::{
     DispatchConfig, Feed, Gpu, GpuBufferHandle, GpuDispatchGraph, GpuResource, Graph, Sink,
     WgpuPipeline, launch_accounting,
@@ -326,14 +328,17 @@ fn folded_grid_covers_every_element_exactly() {
         max < N,
         "this device launches {max} workgroups per dimension, so {N} needs no fold and the test proves nothing"
     );
+    let mut folded = kernel(
+        "folded_index",
+        FOLDED_INDEX,
+        [1, 1, 1],
+        &[write("dst", 0, 0, 4)],
+    );
+    // It computes its index from every dimension of the grid.
+    folded.fold = GridFold::Linear;
     let spec = graph_spec(
         "folded",
-        vec![kernel(
-            "folded_index",
-            FOLDED_INDEX,
-            [1, 1, 1],
-            &[write("dst", 0, 0, 4)],
-        )],
+        vec![folded],
         vec![buffer("y", BufferClass::Output, 4, Extent::N)],
         vec![node("index", 0, &[(0, 0, 0)], OVER_N)],
     );

@@ -12,7 +12,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use vyre_graph::Gpu;
 use vyre_graph::spec::{
     Access, BindingKind, BindingSpec, BufferClass, BufferSpec, DispatchSize, Extent, GraphSpec,
-    KernelSpec, NodeBinding, NodeSpec,
+    GridFold, KernelSpec, NodeBinding, NodeSpec,
 };
 
 /// The test binary's device. A GPU test never skips: without an adapter it
@@ -103,6 +103,7 @@ pub fn kernel(label: &str, wgsl: &str, wg: [u32; 3], bindings: &[BindingSpec]) -
         entry_point: Cow::Borrowed("main"),
         workgroup_size: wg,
         bindings: Cow::Owned(bindings.to_vec()),
+        fold: GridFold::XOnly,
     }
 }
 

@@ -143,6 +143,23 @@ pub enum BackendError {
         /// `max_compute_workgroups_per_dimension`.
         max: u32,
     },
+    /// A node's `over` size needs more workgroups than one grid dimension
+    /// holds, and its kernel may index with `global_invocation_id.x` alone
+    /// ([`GridFold::XOnly`](crate::spec::GridFold::XOnly)), so a folded grid
+    /// would skip elements.
+    #[error(
+        "node `{node}` needs {workgroups} workgroups, more than the {max} one grid dimension holds, and kernel `{kernel}` may index with `global_invocation_id.x` alone, so a folded grid would skip elements; compute the index from every dimension (`g.x + g.y * nwg.x * WORKGROUP_SIZE_X` with `@builtin(num_workgroups) nwg`) and mark the kernel `GridFold::Linear`, or declare it in graph!, which wraps its entry point"
+    )]
+    GridNotFoldable {
+        /// The node's label.
+        node: String,
+        /// The kernel's label.
+        kernel: String,
+        /// Workgroups required.
+        workgroups: u64,
+        /// `max_compute_workgroups_per_dimension`.
+        max: u32,
+    },
     /// The plan needs more device memory than the budget allows.
     #[error(
         "the launch needs {requested} bytes of device memory but the budget is {available}; raise `device_memory_budget_bytes` or shrink the problem"

@@ -69,6 +69,7 @@ pub struct RunReport {
 ///         BindingSpec::storage("dst", 0, 1, BindingKind::ReadWriteStorage, 4),
 ///     ]
 ///     .into(),
+///     fold: GridFold::XOnly,
 /// };
 /// let buffer = |name: &'static str, class| BufferSpec { name: name.into(), class, element_size: 4, len: Extent::N };
 /// let node = |src: usize, dst: usize| NodeSpec {

@@ -143,7 +143,7 @@ pub(crate) fn build_pipeline(
 ///
 /// ```no_run
 /// use std::borrow::Cow;
-/// use vyre_graph::spec::{Access, BindingKind, BindingSpec, KernelSpec};
+/// use vyre_graph::spec::{Access, BindingKind, BindingSpec, GridFold, KernelSpec};
 /// use vyre_graph::{Gpu, WgpuPipeline};
 ///
 /// let gpu = Gpu::new()?;
@@ -162,6 +162,8 @@ pub(crate) fn build_pipeline(
 ///         BindingSpec::storage("src", 0, 0, BindingKind::ReadOnlyStorage, 4),
 ///         BindingSpec::storage("dst", 0, 1, BindingKind::ReadWriteStorage, 4),
 ///     ]),
+///     // It indexes with `g.x` alone: a size past 65,535 workgroups is refused.
+///     fold: GridFold::XOnly,
 /// };
 /// let pipeline = WgpuPipeline::new(&gpu, kernel)?;
 /// assert_eq!(pipeline.workgroup_size(), [64, 1, 1]);

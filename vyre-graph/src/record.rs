@@ -14,7 +14,7 @@ use crate::grid::{check_grid, fold_grid, workgroups_for};
 use crate::plan::{BatchDispatchPlan, LaunchRecommendation, PlanCache, PlanConfig, Topology};
 use crate::readback::MapSlots;
 use crate::resource::{Feed, GpuBufferHandle, Sink};
-use crate::spec::{BufferClass, DispatchSize};
+use crate::spec::{BufferClass, DispatchSize, GridFold};
 
 /// Everything a run of one problem size needs, made once and cached.
 pub(crate) struct LaunchPlan {
@@ -114,7 +114,17 @@ fn node_grid(graph: &Graph, node: usize, n: u64, config: &DispatchConfig) -> Res
                 .workgroup_override
                 .unwrap_or(graph.spec.node_workgroup_size(node)[0]);
             let total = workgroups_for(extent.eval(n), wg);
-            fold_grid(total, max).map_err(|e| too_large(e.workgroups))
+            let grid = fold_grid(total, max).map_err(|e| too_large(e.workgroups))?;
+            let kernel = &graph.spec.kernels[spec.kernel];
+            if grid[0] == max && total > u64::from(max) && kernel.fold == GridFold::XOnly {
+                return Err(BackendError::GridNotFoldable {
+                    node: spec.label.to_string(),
+                    kernel: kernel.label.to_string(),
+                    workgroups: total,
+                    max,
+                });
+            }
+            Ok(grid)
         }
         DispatchSize::Workgroups(extents) => {
             check_grid(extents.map(|e| e.eval(n)), max).map_err(|e| too_large(e.workgroups))

@@ -74,6 +74,43 @@ pub struct KernelSpec {
     pub workgroup_size: [u32; 3],
     /// Every resource the entry point's module declares.
     pub bindings: Cow<'static, [BindingSpec]>,
+    /// Whether the kernel sees the right position when an `over` size is
+    /// folded into a grid of several dimensions (past the device's
+    /// `max_compute_workgroups_per_dimension`, 65,535 workgroups).
+    pub fold: GridFold,
+}
+
+/// How a kernel finds its position in the grid, which decides whether an
+/// `over` size past the per-dimension workgroup limit may be folded into y
+/// and z.
+///
+/// A size of `over n` launches `ceil(n / workgroup_size_x)` workgroups. One
+/// dimension holds at most 65,535 (`max_compute_workgroups_per_dimension`),
+/// so past that the runtime folds the workgroups into y and z. A kernel that
+/// indexes with `global_invocation_id.x` alone then covers only part of the
+/// data. `graph!` wraps the entry point of every `over` kernel so that it
+/// sees one linear index in `global_invocation_id.x` (and a linear
+/// `workgroup_id.x` and `num_workgroups.x`) whatever the grid's shape, and
+/// marks it [`GridFold::Linear`]; a hand-built kernel says which it is.
+///
+/// ```
+/// use vyre_graph::spec::GridFold;
+/// // Unless a kernel says otherwise, a size that needs a fold is refused
+/// // with `BackendError::GridNotFoldable` before anything runs.
+/// assert_eq!(GridFold::default(), GridFold::XOnly);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GridFold {
+    /// The kernel computes its position from every dimension (for example
+    /// `g.x + g.y * nwg.x * 64u` with `@builtin(num_workgroups) nwg`), or
+    /// `graph!` wrapped it: a folded grid reaches every element.
+    Linear,
+    /// The kernel may read `global_invocation_id.x` alone: a run that would
+    /// need a folded grid fails with
+    /// [`BackendError::GridNotFoldable`](crate::BackendError::GridNotFoldable)
+    /// before anything is submitted.
+    #[default]
+    XOnly,
 }
 
 /// Element count of a buffer, or invocation count of a node, as a function of

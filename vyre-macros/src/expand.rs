@@ -63,6 +63,7 @@ fn spec(a: &GraphAnalysis) -> TokenStream {
         let source = borrowed_str(&k.source);
         let entry = borrowed_str(&k.entry_point);
         let [x, y, z] = k.workgroup_size.map(Literal::u32_suffixed);
+        let fold = quote!(#p::GridFold::XOnly);
         let bindings = k.bindings.iter().map(|b| {
             let bname = borrowed_str(&b.name);
             let group = Literal::u32_suffixed(b.group);
@@ -100,6 +101,7 @@ fn spec(a: &GraphAnalysis) -> TokenStream {
                 entry_point: #entry,
                 workgroup_size: [#x, #y, #z],
                 bindings: #p::Cow::Borrowed(&[#(#bindings),*]),
+                fold: #fold,
             }
         }
     });
