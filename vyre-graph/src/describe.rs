@@ -5,7 +5,8 @@ use std::fmt;
 
 use vyre_analysis::{Edge, PeakBytes, Use, hazard_name};
 
-use crate::graph::{Graph, node_uses};
+use crate::graph::Graph;
+use crate::program::node_uses;
 use crate::spec::{BufferClass, DispatchSize, Extent};
 
 /// One node of a [`Description`].
@@ -115,10 +116,11 @@ impl Graph {
     /// with slots and live ranges, and every dependency edge.
     #[must_use]
     pub fn describe(&self) -> Description {
-        let a = &self.analysis;
+        let a = &self.program.analysis;
         Description {
-            name: self.spec.name.to_string(),
+            name: self.program.spec.name.to_string(),
             nodes: self
+                .program
                 .spec
                 .nodes
                 .iter()
@@ -126,6 +128,7 @@ impl Graph {
                 .map(|(i, n)| NodeDescription {
                     label: n.label.to_string(),
                     kernel: self
+                        .program
                         .spec
                         .kernels
                         .get(n.kernel)
@@ -136,6 +139,7 @@ impl Graph {
                 })
                 .collect(),
             buffers: self
+                .program
                 .spec
                 .buffers
                 .iter()
@@ -163,16 +167,17 @@ impl Graph {
     /// The schedule as a Graphviz DOT graph (`dot -Tsvg` draws it).
     #[must_use]
     pub fn to_dot(&self) -> String {
-        let nodes: Vec<&str> = self.spec.nodes.iter().map(|n| &*n.label).collect();
-        let buffers: Vec<&str> = self.spec.buffers.iter().map(|b| &*b.name).collect();
+        let nodes: Vec<&str> = self.program.spec.nodes.iter().map(|n| &*n.label).collect();
+        let buffers: Vec<&str> = self.program.spec.buffers.iter().map(|b| &*b.name).collect();
         let uses: Vec<Vec<Use>> = self
+            .program
             .spec
             .nodes
             .iter()
-            .map(|n| node_uses(&self.spec, n))
+            .map(|n| node_uses(&self.program.spec, n))
             .collect();
-        self.analysis
-            .to_dot(&self.spec.name, &nodes, &buffers, &uses)
+        self.program.analysis
+            .to_dot(&self.program.spec.name, &nodes, &buffers, &uses)
     }
 
     /// Device bytes for problem size `n` with and without aliasing of
@@ -180,11 +185,12 @@ impl Graph {
     #[must_use]
     pub fn peak_bytes(&self, n: u64) -> PeakBytes {
         let bytes: Vec<u64> = self
+            .program
             .spec
             .buffers
             .iter()
             .map(|b| b.bytes(n).max(4).next_multiple_of(4))
             .collect();
-        self.analysis.peak_bytes(&bytes)
+        self.program.analysis.peak_bytes(&bytes)
     }
 }

@@ -148,7 +148,7 @@ impl GpuDispatchGraph {
                 GpuResource::Resident(h) => h.size(),
             };
             let elements =
-                crate::graph::checked_element_count(&src.name, input_bytes, src.element_size)?;
+                crate::program::checked_element_count(&src.name, input_bytes, src.element_size)?;
             let mut bindings = Vec::with_capacity(sorted.len());
             let input_index = buffers.len();
             buffers.push(BufferSpec {
@@ -209,7 +209,7 @@ impl GpuDispatchGraph {
             nodes: Cow::Owned(nodes),
             schedule: None,
         };
-        let analysis = crate::graph::validate(&spec)?;
+        let analysis = crate::program::validate(&spec)?;
         let layouts = self
             .ops
             .iter()
@@ -217,7 +217,8 @@ impl GpuDispatchGraph {
             .collect();
         let pipelines = self.ops.iter().map(|(p, _)| p.pipeline.clone()).collect();
         let node_pipeline = (0..self.ops.len()).collect();
-        let graph = Graph::assemble(&gpu, spec, analysis, layouts, pipelines, node_pipeline, 0);
+        let program = crate::program::Program::new(spec, analysis, layouts, pipelines, node_pipeline);
+        let graph = Graph::assemble(&gpu, program, 0);
 
         let feeds: Vec<Feed<'_>> = self
             .ops
@@ -228,9 +229,10 @@ impl GpuDispatchGraph {
             })
             .collect();
         let mut results: Vec<Vec<u8>> = graph
+            .program
             .host_outputs
             .iter()
-            .map(|&b| vec![0u8; graph.spec.buffers[b].bytes(1) as usize])
+            .map(|&b| vec![0u8; graph.program.spec.buffers[b].bytes(1) as usize])
             .collect();
         let mut sinks: Vec<Sink<'_>> = results.iter_mut().map(|r| Sink::Host(r)).collect();
         graph.run(1, &feeds, &mut sinks, config)?;

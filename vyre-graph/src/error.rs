@@ -200,21 +200,53 @@ pub enum BackendError {
     },
     /// wgpu reported an error while recording or submitting.
     #[error(
-        "dispatch failed: {reason}; this is a bug in vyre or in a hand-built graph description, please report it with the graph"
+        "the device rejected the run: {reason}; check the resident handles passed to it (alive, from this Gpu, not mapped elsewhere); if they are fine, this is a bug in vyre or in a hand-built graph description: please report it with the graph"
     )]
     DispatchFailed {
-        /// What wgpu said.
+        /// wgpu's message.
         reason: String,
     },
-    /// Mapping a readback buffer failed, or the device was lost.
+    /// The device did not finish a run within [`DispatchConfig::timeout`](crate::DispatchConfig::timeout).
+    ///
+    /// The timeout bounds how long `run` waits for results; it cannot stop a
+    /// kernel already on the GPU. The run's launch plan is dropped (the next
+    /// run of that size builds a fresh one), so the graph stays usable.
     #[error(
-        "reading results back failed: {reason}; the device may have been lost (driver reset, timeout): create a new Gpu"
+        "the run did not finish within {timeout:?}, so its results were discarded; the graph stays usable, but its kernels may still be running: until they end, later runs on this Gpu fail fast with `DeviceBusy` (submitting would block in the driver). Raise the timeout, shrink the problem, or call `Gpu::abandon` and open a new Gpu"
+    )]
+    Timeout {
+        /// The timeout that expired.
+        timeout: std::time::Duration,
+    },
+    /// An earlier run on this [`Gpu`](crate::Gpu) timed out and its work has
+    /// not finished yet; nothing was submitted.
+    #[error(
+        "an earlier run on this Gpu timed out and its kernels are still running, so nothing was submitted (the driver would block until they end); retry later, or call `Gpu::abandon` and open a new Gpu"
+    )]
+    DeviceBusy,
+    /// The [`Gpu`](crate::Gpu) was abandoned with
+    /// [`Gpu::abandon`](crate::Gpu::abandon); nothing was submitted.
+    #[error("this Gpu was abandoned (`Gpu::abandon`), so it runs nothing more; open a new Gpu")]
+    Abandoned,
+    /// Mapping a readback buffer failed.
+    #[error(
+        "reading results back failed: {reason}; the device may have been lost (driver reset): open a new Gpu"
     )]
     ReadbackFailed {
-        /// What wgpu said.
+        /// wgpu's message.
         reason: String,
+    },
+    /// Host memory for an output could not be allocated.
+    #[error(
+        "could not allocate {bytes} bytes of host memory for output `{buffer}`; shrink the problem, or keep the output resident (`run_resident`)"
+    )]
+    HostAllocationFailed {
+        /// The output.
+        buffer: String,
+        /// The bytes asked for.
+        bytes: u64,
     },
 }
 
-/// Shorthand for results of this crate.
+/// The runtime's result type.
 pub type Result<T, E = BackendError> = std::result::Result<T, E>;

@@ -1,8 +1,8 @@
 //! [`Gpu`]: adapter and device acquisition, limits, and the runtime's own
 //! counters of submissions, allocations and transfers.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::error::{BackendError, Result};
 
@@ -71,6 +71,10 @@ pub struct GpuCounters {
     pub bytes_uploaded: u64,
     /// Bytes read from the device back to the host.
     pub bytes_read_back: u64,
+    /// Bytes of device buffers the runtime has allocated and not yet freed
+    /// (launch plans, readback staging, resident handles): flat in a steady
+    /// state, back down when plans are evicted or handles dropped.
+    pub live_buffer_bytes: u64,
 }
 
 impl GpuCounters {
@@ -88,6 +92,8 @@ impl GpuCounters {
                 .saturating_sub(earlier.pipelines_created),
             bytes_uploaded: self.bytes_uploaded.saturating_sub(earlier.bytes_uploaded),
             bytes_read_back: self.bytes_read_back.saturating_sub(earlier.bytes_read_back),
+            // A level, not a count: the later snapshot's.
+            live_buffer_bytes: self.live_buffer_bytes,
         }
     }
 }
@@ -100,6 +106,8 @@ pub(crate) struct Counters {
     pipelines_created: AtomicU64,
     bytes_uploaded: AtomicU64,
     bytes_read_back: AtomicU64,
+    bytes_allocated: AtomicU64,
+    bytes_freed: AtomicU64,
 }
 
 impl Counters {
@@ -111,6 +119,10 @@ impl Counters {
             pipelines_created: self.pipelines_created.load(Ordering::Relaxed),
             bytes_uploaded: self.bytes_uploaded.load(Ordering::Relaxed),
             bytes_read_back: self.bytes_read_back.load(Ordering::Relaxed),
+            live_buffer_bytes: self
+                .bytes_allocated
+                .load(Ordering::Relaxed)
+                .saturating_sub(self.bytes_freed.load(Ordering::Relaxed)),
         }
     }
 }
@@ -150,6 +162,10 @@ struct GpuInner {
     summary: AdapterSummary,
     limits: wgpu::Limits,
     counters: Counters,
+    /// Set by [`Gpu::abandon`].
+    abandoned: AtomicBool,
+    /// The submission of a run that timed out, until it is seen finished.
+    pending: Mutex<Option<wgpu::SubmissionIndex>>,
 }
 
 /// An open GPU: adapter, device and queue, cheap to clone and shareable
@@ -256,6 +272,8 @@ impl Gpu {
                 summary,
                 limits,
                 counters: Counters::default(),
+                abandoned: AtomicBool::new(false),
+                pending: Mutex::new(None),
             }),
         })
     }
@@ -316,11 +334,22 @@ impl Gpu {
     // readback and submission of the runtime goes through these.
 
     pub(crate) fn create_buffer(&self, desc: &wgpu::BufferDescriptor<'_>) -> wgpu::Buffer {
+        let counters = &self.inner.counters;
+        counters.buffers_created.fetch_add(1, Ordering::Relaxed);
+        counters
+            .bytes_allocated
+            .fetch_add(desc.size, Ordering::Relaxed);
+        self.inner.device.create_buffer(desc)
+    }
+
+    /// Free a buffer made by [`Gpu::create_buffer`] now (wgpu defers the
+    /// release while a submission still uses it).
+    pub(crate) fn free_buffer(&self, buffer: &wgpu::Buffer) {
         self.inner
             .counters
-            .buffers_created
-            .fetch_add(1, Ordering::Relaxed);
-        self.inner.device.create_buffer(desc)
+            .bytes_freed
+            .fetch_add(buffer.size(), Ordering::Relaxed);
+        buffer.destroy();
     }
 
     pub(crate) fn create_bind_group(
@@ -364,22 +393,101 @@ impl Gpu {
         self.inner.queue.submit(std::iter::once(command))
     }
 
-    /// Block until `index` (or everything submitted) has finished.
+    /// Block until `index` (or everything submitted) has finished, or
+    /// `timeout` passes ([`BackendError::Timeout`]; the submission is then
+    /// remembered, and runs fail fast with [`BackendError::DeviceBusy`]
+    /// until it is seen finished).
     pub(crate) fn wait(
         &self,
         index: Option<wgpu::SubmissionIndex>,
         timeout: Option<std::time::Duration>,
     ) -> Result<()> {
-        self.inner
-            .device
-            .poll(wgpu::PollType::Wait {
-                submission_index: index,
-                timeout,
-            })
-            .map(|_| ())
-            .map_err(|e| BackendError::ReadbackFailed {
+        let result = self.inner.device.poll(wgpu::PollType::Wait {
+            submission_index: index.clone(),
+            timeout,
+        });
+        match result {
+            Ok(_) => Ok(()),
+            Err(wgpu::PollError::Timeout) => {
+                if let Some(index) = index {
+                    *self.pending() = Some(index);
+                }
+                Err(BackendError::Timeout {
+                    timeout: timeout.unwrap_or_default(),
+                })
+            }
+            Err(e) => Err(BackendError::ReadbackFailed {
                 reason: e.to_string(),
-            })
+            }),
+        }
+    }
+
+    fn pending(&self) -> std::sync::MutexGuard<'_, Option<wgpu::SubmissionIndex>> {
+        // The guarded value is a plain index, valid whatever a panicking
+        // holder left: recover from poisoning.
+        self.inner
+            .pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Fail fast when this device cannot take a run now: it was abandoned,
+    /// or a run that timed out is still executing (submitting would block
+    /// in the driver until it ends). Called before anything is recorded.
+    pub(crate) fn check_ready(&self) -> Result<()> {
+        if self.is_abandoned() {
+            return Err(BackendError::Abandoned);
+        }
+        let mut pending = self.pending();
+        if let Some(index) = pending.clone() {
+            let done = self.inner.device.poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: Some(std::time::Duration::ZERO),
+            });
+            match done {
+                Ok(_) => *pending = None,
+                Err(_) => return Err(BackendError::DeviceBusy),
+            }
+        }
+        Ok(())
+    }
+
+    /// Give up on this device: it runs nothing more (runs fail with
+    /// [`BackendError::Abandoned`]), and dropping it, its graphs and its
+    /// handles never waits for the GPU.
+    ///
+    /// For a device stuck on a runaway kernel: after a
+    /// [`BackendError::Timeout`], the kernel may keep running, and wgpu
+    /// waits for the device to go idle when the last reference to it is
+    /// dropped, which would block the thread (and keep the process from
+    /// exiting) until the kernel ends. An abandoned device is never
+    /// released: its memory stays allocated until the process exits. Open a
+    /// new [`Gpu`] to go on.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use vyre_graph::{BackendError, Gpu};
+    /// # fn run(_: &Gpu) -> Result<(), BackendError> { Ok(()) }
+    /// let gpu = Gpu::new()?;
+    /// if let Err(BackendError::Timeout { .. }) = run(&gpu) {
+    ///     gpu.abandon();
+    ///     drop(gpu); // returns at once
+    /// }
+    /// # Ok::<(), BackendError>(())
+    /// ```
+    pub fn abandon(&self) {
+        if !self.inner.abandoned.swap(true, Ordering::AcqRel) {
+            // One reference of each that is never dropped: the device is
+            // never destroyed, so nothing waits for it to go idle.
+            std::mem::forget(self.inner.device.clone());
+            std::mem::forget(self.inner.queue.clone());
+        }
+    }
+
+    /// Whether [`Gpu::abandon`] was called.
+    #[must_use]
+    pub fn is_abandoned(&self) -> bool {
+        self.inner.abandoned.load(Ordering::Acquire)
     }
 }
 

@@ -1,20 +1,20 @@
 //! [`Graph`]: a validated, compiled graph of kernels over named buffers, run
 //! with one submission per call and a launch-plan cache per problem size.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
-use vyre_analysis::{Analysis, Problem, Use};
+use vyre_analysis::Analysis;
 
 use crate::config::DispatchConfig;
 use crate::error::{BackendError, Result};
 use crate::gpu::Gpu;
+use crate::launch::LaunchPlan;
 use crate::pipeline::{KernelLayout, build_pipeline};
 use crate::plan::{BatchDispatchPlan, DEFAULT_PLAN_CACHE_CAPACITY, PlanCache};
-use crate::record::LaunchPlan;
+use crate::program::Program;
+use crate::record::Recording;
 use crate::resource::{Feed, GpuBufferHandle, Sink};
-use crate::spec::{
-    Access, BindingKind, BindingSpec, BufferClass, GraphSpec, NodeSpec, OverrideValue,
-};
+use crate::spec::{BufferClass, GraphSpec, OverrideValue};
 
 /// What one run did, for telemetry and tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,26 +111,21 @@ pub struct RunReport {
 /// ```
 pub struct Graph {
     pub(crate) gpu: Gpu,
-    pub(crate) spec: GraphSpec,
-    pub(crate) analysis: Analysis,
-    pub(crate) layouts: Vec<std::sync::Arc<KernelLayout>>,
-    pub(crate) pipelines: Vec<wgpu::ComputePipeline>,
-    /// Pipeline index of each node.
-    pub(crate) node_pipeline: Vec<usize>,
-    /// Host inputs, in run order (indices into `spec.buffers`).
-    pub(crate) host_inputs: Vec<usize>,
-    /// Host outputs, in run order.
-    pub(crate) host_outputs: Vec<usize>,
+    pub(crate) program: Program,
+    /// Launch plans by problem size. A run checks its plan out of the cache
+    /// and puts it back when it succeeds, so the lock is held only for the
+    /// lookup and the return, never across a call into wgpu; a plan whose
+    /// run failed after submission (or panicked) is dropped, never reused.
     pub(crate) cache: Mutex<PlanCache<LaunchPlan>>,
 }
 
 impl std::fmt::Debug for Graph {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Graph")
-            .field("name", &self.spec.name)
-            .field("nodes", &self.spec.nodes.len())
-            .field("buffers", &self.spec.buffers.len())
-            .field("pipelines", &self.pipelines.len())
+            .field("name", &self.program.spec.name)
+            .field("nodes", &self.program.spec.nodes.len())
+            .field("buffers", &self.program.spec.buffers.len())
+            .field("pipelines", &self.program.pipelines.len())
             .finish_non_exhaustive()
     }
 }
@@ -154,7 +149,7 @@ impl Graph {
     /// # Errors
     /// As [`Graph::new`].
     pub fn with_cache_capacity(gpu: &Gpu, spec: GraphSpec, capacity: usize) -> Result<Self> {
-        let analysis = validate(&spec)?;
+        let analysis = crate::program::validate(&spec)?;
         let layouts = spec
             .kernels
             .iter()
@@ -177,37 +172,14 @@ impl Graph {
             .iter()
             .map(|(k, o)| build_pipeline(gpu, &spec.kernels[*k], &layouts[*k], o))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Self::assemble(
-            gpu,
-            spec,
-            analysis,
-            layouts,
-            pipelines,
-            node_pipeline,
-            capacity,
-        ))
+        let program = Program::new(spec, analysis, layouts, pipelines, node_pipeline);
+        Ok(Self::assemble(gpu, program, capacity))
     }
 
-    pub(crate) fn assemble(
-        gpu: &Gpu,
-        spec: GraphSpec,
-        analysis: Analysis,
-        layouts: Vec<std::sync::Arc<KernelLayout>>,
-        pipelines: Vec<wgpu::ComputePipeline>,
-        node_pipeline: Vec<usize>,
-        capacity: usize,
-    ) -> Self {
-        let host_inputs = spec.host_inputs().collect();
-        let host_outputs = spec.host_outputs().collect();
+    pub(crate) fn assemble(gpu: &Gpu, program: Program, capacity: usize) -> Self {
         Graph {
             gpu: gpu.clone(),
-            spec,
-            analysis,
-            layouts,
-            pipelines,
-            node_pipeline,
-            host_inputs,
-            host_outputs,
+            program,
             cache: Mutex::new(PlanCache::new(capacity)),
         }
     }
@@ -215,13 +187,13 @@ impl Graph {
     /// The description it was built from.
     #[must_use]
     pub fn spec(&self) -> &GraphSpec {
-        &self.spec
+        &self.program.spec
     }
 
     /// Its dependency analysis: edges, levels, live ranges, slots.
     #[must_use]
     pub fn analysis(&self) -> &Analysis {
-        &self.analysis
+        &self.program.analysis
     }
 
     /// The device it runs on.
@@ -233,7 +205,7 @@ impl Graph {
     /// Compute pipelines built (one per distinct kernel and override set).
     #[must_use]
     pub fn pipeline_count(&self) -> usize {
-        self.pipelines.len()
+        self.program.pipelines.len()
     }
 
     /// Infer the problem size `n` from the host inputs: the first input or
@@ -244,15 +216,15 @@ impl Graph {
     /// or [`BackendError::InvalidProblemSize`] when `n` would be 0 or no
     /// input determines it.
     pub fn infer_problem_size(&self, feeds: &[Feed<'_>]) -> Result<u64> {
-        self.check_feed_count(feeds.len())?;
-        for (feed, &b) in feeds.iter().zip(&self.host_inputs) {
-            let buffer = &self.spec.buffers[b];
+        self.program.check_feed_count(feeds.len())?;
+        for (feed, &b) in feeds.iter().zip(&self.program.host_inputs) {
+            let buffer = &self.program.spec.buffers[b];
             if buffer.class == BufferClass::Uniform {
                 continue;
             }
             let elements = match feed {
                 Feed::Host(bytes) => {
-                    checked_element_count(&buffer.name, bytes.len() as u64, buffer.element_size)?
+                    crate::program::checked_element_count(&buffer.name, bytes.len() as u64, buffer.element_size)?
                 }
                 Feed::Device(h) => h.size() / u64::from(buffer.element_size.max(1)),
             };
@@ -271,7 +243,7 @@ impl Graph {
         Err(BackendError::InvalidProblemSize {
             reason: format!(
                 "no input of graph `{}` has a length of the form K*n, so the problem size cannot be inferred; pass n explicitly",
-                self.spec.name
+                self.program.spec.name
             ),
         })
     }
@@ -302,36 +274,16 @@ impl Graph {
     }
 
     fn buffer_spec(&self, buffer: usize) -> Result<&crate::spec::BufferSpec> {
-        self.spec
+        self.program.spec
             .buffers
             .get(buffer)
             .ok_or_else(|| BackendError::InvalidProgram {
-                graph: self.spec.name.to_string(),
+                graph: self.program.spec.name.to_string(),
                 reason: format!(
                     "buffer index {buffer} is out of range ({} buffers)",
-                    self.spec.buffers.len()
+                    self.program.spec.buffers.len()
                 ),
             })
-    }
-
-    pub(crate) fn check_feed_count(&self, given: usize) -> Result<()> {
-        if given != self.host_inputs.len() {
-            return Err(BackendError::InputCountMismatch {
-                graph: self.spec.name.to_string(),
-                expected: self.host_inputs.len(),
-                given,
-                names: self.names(&self.host_inputs),
-            });
-        }
-        Ok(())
-    }
-
-    pub(crate) fn names(&self, buffers: &[usize]) -> String {
-        buffers
-            .iter()
-            .map(|&b| &*self.spec.buffers[b].name)
-            .collect::<Vec<_>>()
-            .join(", ")
     }
 
     /// Run the graph for problem size `n`: upload `feeds` (one per host
@@ -362,7 +314,161 @@ impl Graph {
         sinks: &mut [Sink<'_>],
         config: &DispatchConfig,
     ) -> Result<RunReport> {
-        crate::record::run(self, n, feeds, sinks, config)
+        let (gpu, program) = (&self.gpu, &self.program);
+        // 1. Check: the device, the inputs and outputs, this run's grids.
+        gpu.check_ready()?;
+        program.check_io(gpu, n, feeds, sinks, config)?;
+        let override_grids = self.override_grids(n, config)?;
+        // 2. Plan: the cached plan of `n`, or a new one (checked, then
+        // allocated). It is ours until the run succeeds.
+        let mut checkout = self.checkout(n, config)?;
+        let mut report = RunReport {
+            n,
+            plan: checkout.plan.plan,
+            cache_hit: checkout.cache_hit,
+            cache_entries: checkout.cache_entries,
+            submissions: 0,
+            record_ns: 0,
+            gpu_ns: None,
+        };
+        if program.spec.nodes.is_empty() {
+            checkout.succeeded();
+            return Ok(report);
+        }
+        // 3. Bind: uploads and bind-group changes, inside the run's error
+        // scope so that a device error is this run's error.
+        let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+        let plan = &mut checkout.plan;
+        let copies = plan.bind_feeds(gpu, program, feeds);
+        plan.timer(gpu, config.profile);
+        let plan = &checkout.plan;
+        // 4. Encode: one encoder, one pass.
+        let record_start = std::time::Instant::now();
+        let label = config.label.as_deref().unwrap_or(&program.spec.name);
+        let mut encoder = gpu
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        let recording = Recording {
+            label,
+            grids: override_grids.as_deref().unwrap_or(&plan.grids),
+            copies: &copies,
+            sinks,
+            timer: plan.timer.as_ref().filter(|_| config.profile),
+        };
+        let reads_back = crate::record::encode(&mut encoder, program, plan, &recording);
+        let command = encoder.finish();
+        report.record_ns = u64::try_from(record_start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        // 5. Submit once.
+        let submission = gpu.submit(command);
+        report.submissions = 1;
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(BackendError::DispatchFailed {
+                reason: error.to_string(),
+            });
+        }
+        // 6. Read back, after one wait.
+        if reads_back || recording.timer.is_some() {
+            report.gpu_ns =
+                crate::readback::collect(gpu, plan, sinks, config.profile, submission, config.timeout)?;
+        }
+        checkout.succeeded();
+        Ok(report)
+    }
+
+    /// Check problem size `n` against every limit a run would check before
+    /// allocating (buffer and binding sizes, grids, the memory budget, and
+    /// `max_output_bytes` for reading every output back), allocating
+    /// nothing. The typed API of `graph!` calls it before it sizes host
+    /// vectors or resident buffers.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vyre_graph::Graph) {
+    /// use vyre_graph::{BackendError, DispatchConfig};
+    /// let err = graph.check_problem_size(1 << 40, &DispatchConfig::default());
+    /// assert!(matches!(err, Err(BackendError::BufferTooLarge { .. })));
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// [`BackendError::InvalidProblemSize`], [`BackendError::BufferTooLarge`],
+    /// [`BackendError::GridTooLarge`], [`BackendError::GridNotFoldable`],
+    /// [`BackendError::DeviceOutOfMemory`], [`BackendError::OutputTooLarge`].
+    pub fn check_problem_size(&self, n: u64, config: &DispatchConfig) -> Result<()> {
+        if n == 0 {
+            return Err(self.program.zero_problem_size());
+        }
+        let readback = self
+            .program
+            .host_outputs
+            .iter()
+            .map(|&b| self.program.spec.buffers[b].bytes(n))
+            .fold(0u64, u64::saturating_add);
+        if let Some(limit) = config.max_output_bytes
+            && readback > limit
+        {
+            return Err(BackendError::OutputTooLarge {
+                requested: readback,
+                limit,
+            });
+        }
+        crate::launch::check(&self.gpu, &self.program, n, config)?;
+        self.override_grids(n, config).map(drop)
+    }
+
+    /// The grids of a run whose config overrides them, computed for that run
+    /// only (the cached plan keeps the nodes' own).
+    fn override_grids(&self, n: u64, config: &DispatchConfig) -> Result<Option<Vec<[u32; 3]>>> {
+        if config.grid_override.is_none() && config.workgroup_override.is_none() {
+            return Ok(None);
+        }
+        (0..self.program.spec.nodes.len())
+            .map(|node| crate::launch::node_grid(&self.gpu, &self.program, node, n, config))
+            .collect::<Result<_>>()
+            .map(Some)
+    }
+
+    /// Take the plan of `n` out of the cache, or make one.
+    fn checkout(&self, n: u64, config: &DispatchConfig) -> Result<Checkout<'_>> {
+        let cached = {
+            let mut cache = self.lock_cache();
+            cache.remove(n).map(|plan| (plan, cache.len()))
+        };
+        let (mut plan, cache_hit, cache_entries) = match cached {
+            Some((plan, others)) => (plan, true, others + 1),
+            None => {
+                let plan = crate::launch::prepare(&self.gpu, &self.program, n, config)?;
+                let entries = self.lock_cache().len();
+                (plan, false, (entries + 1).min(self.capacity()))
+            }
+        };
+        if let Err(e) = crate::launch::recheck_budget(&mut plan, config) {
+            // The plan itself is fine: back in the cache for the next run.
+            self.lock_cache().insert(n, plan);
+            return Err(e);
+        }
+        Ok(Checkout {
+            graph: self,
+            n,
+            plan,
+            cache_hit,
+            cache_entries,
+        })
+    }
+
+    fn capacity(&self) -> usize {
+        self.lock_cache().capacity()
+    }
+
+    /// The plan cache. It holds plain data and is only locked for lookups,
+    /// inserts and removals; if a thread panicked while holding it anyway,
+    /// its plans are dropped (never trusted) and the cache goes on empty.
+    fn lock_cache(&self) -> MutexGuard<'_, PlanCache<LaunchPlan>> {
+        self.cache.lock().unwrap_or_else(|poisoned| {
+            let mut cache = poisoned.into_inner();
+            drop(cache.clear());
+            self.cache.clear_poison();
+            cache
+        })
     }
 
     /// The launch plan for problem size `n`, computed (and cached, buffers
@@ -371,218 +477,37 @@ impl Graph {
     /// # Errors
     /// As the planning errors of [`Graph::run`].
     pub fn plan(&self, n: u64, config: &DispatchConfig) -> Result<BatchDispatchPlan> {
-        crate::record::plan_only(self, n, config)
+        let checkout = self.checkout(n, config)?;
+        let plan = checkout.plan.plan;
+        checkout.succeeded();
+        Ok(plan)
     }
 
     /// Launch plans in the cache.
     #[must_use]
     pub fn cached_plans(&self) -> usize {
-        self.cache.lock().map(|c| c.len()).unwrap_or(0)
+        self.lock_cache().len()
     }
 }
 
-pub(crate) fn checked_element_count(name: &str, bytes: u64, element_size: u32) -> Result<u64> {
-    let size = u64::from(element_size.max(1));
-    if !bytes.is_multiple_of(size) {
-        return Err(BackendError::MisalignedInput {
-            buffer: name.to_string(),
-            len: bytes,
-            element_size,
-        });
-    }
-    Ok(bytes / size)
+
+/// A launch plan checked out of its graph's cache for one run. Dropped
+/// without [`Checkout::succeeded`] (an error after submission, or a panic
+/// anywhere in the run), it drops the plan: its buffers may be mapped or in
+/// use by unfinished work, so the next run of that size builds a fresh one.
+struct Checkout<'g> {
+    graph: &'g Graph,
+    n: u64,
+    plan: LaunchPlan,
+    cache_hit: bool,
+    cache_entries: usize,
 }
 
-/// The buffer uses of a node, from its kernel's reflected access.
-pub(crate) fn node_uses(spec: &GraphSpec, node: &NodeSpec) -> Vec<Use> {
-    let Some(kernel) = spec.kernels.get(node.kernel) else {
-        return Vec::new();
-    };
-    node.bindings
-        .iter()
-        .filter_map(|nb| {
-            let b = kernel
-                .bindings
-                .iter()
-                .find(|b| b.group == nb.group && b.binding == nb.binding)?;
-            let access = match b.kind {
-                BindingKind::Uniform | BindingKind::ReadOnlyStorage => Access::Read,
-                BindingKind::ReadWriteStorage => b.access,
-            };
-            Some(Use {
-                buffer: nb.buffer,
-                access,
-            })
-        })
-        .collect()
-}
-
-fn describe_binding(b: &BindingSpec) -> String {
-    let ty = if b.wgsl_type.is_empty() {
-        format!("{}-byte elements", b.element_size)
-    } else {
-        b.wgsl_type.to_string()
-    };
-    format!(
-        "{} (group {}, binding {}, {} {})",
-        b.name,
-        b.group,
-        b.binding,
-        b.kind.wgsl(),
-        ty
-    )
-}
-
-/// Check a spec for consistency and analyse it.
-pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
-    let invalid = |reason: String| BackendError::InvalidProgram {
-        graph: spec.name.to_string(),
-        reason,
-    };
-    for (i, b) in spec.buffers.iter().enumerate() {
-        if b.element_size == 0 {
-            return Err(invalid(format!(
-                "buffer `{}` has 0-byte elements; give it the size of its element type",
-                b.name
-            )));
-        }
-        if spec.buffers[..i].iter().any(|o| o.name == b.name) {
-            return Err(invalid(format!(
-                "two buffers are called `{}`; give each a unique name",
-                b.name
-            )));
-        }
+impl Checkout<'_> {
+    /// The run succeeded: the plan goes back to the cache. Evicted plans
+    /// (and a plan another run cached for the same size meanwhile) are
+    /// dropped here, freeing their buffers.
+    fn succeeded(self) {
+        drop(self.graph.lock_cache().insert(self.n, self.plan));
     }
-    for node in spec.nodes.iter() {
-        let Some(kernel) = spec.kernels.get(node.kernel) else {
-            return Err(invalid(format!(
-                "node `{}` uses kernel {} but the graph has {} kernels",
-                node.label,
-                node.kernel,
-                spec.kernels.len()
-            )));
-        };
-        let mismatch = |reason: String| BackendError::BindingMismatch {
-            node: node.label.to_string(),
-            kernel: kernel.label.to_string(),
-            reason,
-        };
-        let declared = || {
-            kernel
-                .bindings
-                .iter()
-                .map(describe_binding)
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        for (i, nb) in node.bindings.iter().enumerate() {
-            let Some(b) = kernel
-                .bindings
-                .iter()
-                .find(|b| b.group == nb.group && b.binding == nb.binding)
-            else {
-                return Err(mismatch(format!(
-                    "group {}, binding {} is not declared by the kernel, which declares: {}; bind only those",
-                    nb.group,
-                    nb.binding,
-                    declared()
-                )));
-            };
-            if node.bindings[..i]
-                .iter()
-                .any(|o| o.group == nb.group && o.binding == nb.binding)
-            {
-                return Err(mismatch(format!(
-                    "`{}` is bound twice; bind each of the kernel's bindings once",
-                    b.name
-                )));
-            }
-            let Some(buffer) = spec.buffers.get(nb.buffer) else {
-                return Err(mismatch(format!(
-                    "`{}` is bound to buffer {} but the graph has {} buffers; use an index into `GraphSpec::buffers`",
-                    b.name,
-                    nb.buffer,
-                    spec.buffers.len()
-                )));
-            };
-            let uniform_binding = b.kind == BindingKind::Uniform;
-            let uniform_buffer = buffer.class == BufferClass::Uniform;
-            if uniform_binding != uniform_buffer {
-                return Err(mismatch(format!(
-                    "`{}` is {} but buffer `{}` is {}; bind uniform buffers to var<uniform> and the others to var<storage>",
-                    b.name,
-                    b.kind.wgsl(),
-                    buffer.name,
-                    if uniform_buffer {
-                        "a uniform buffer"
-                    } else {
-                        "a storage buffer"
-                    }
-                )));
-            }
-            if b.element_size != buffer.element_size {
-                return Err(mismatch(format!(
-                    "`{}` has {}-byte elements but buffer `{}` has {}-byte elements; declare the buffer with the kernel's element type",
-                    b.name, b.element_size, buffer.name, buffer.element_size
-                )));
-            }
-        }
-        if let Some(missing) = kernel.bindings.iter().find(|b| {
-            !node
-                .bindings
-                .iter()
-                .any(|nb| nb.group == b.group && nb.binding == b.binding)
-        }) {
-            return Err(mismatch(format!(
-                "`{}` is not bound; bind every binding the kernel declares: {}",
-                missing.name,
-                declared()
-            )));
-        }
-    }
-    let classes: Vec<BufferClass> = spec.buffers.iter().map(|b| b.class).collect();
-    let uses: Vec<Vec<Use>> = spec.nodes.iter().map(|n| node_uses(spec, n)).collect();
-    let analysis = vyre_analysis::analyse(&classes, &uses);
-    if let Some(schedule) = &spec.schedule
-        && (*schedule.levels != *analysis.levels || *schedule.slots != *analysis.slots)
-    {
-        return Err(invalid(format!(
-            "its schedule (levels {:?}, slots {:?}) disagrees with the runtime's analysis of its nodes (levels {:?}, slots {:?}); it was made by another version of vyre-macros: use matching versions of vyre-graph and vyre-macros, or set `schedule: None`",
-            schedule.levels, schedule.slots, analysis.levels, analysis.slots
-        )));
-    }
-    for problem in &analysis.problems {
-        let buffer = |i: usize| spec.buffers.get(i).map_or("?", |b| &*b.name);
-        let node = |i: usize| spec.nodes.get(i).map_or("?", |n| &*n.label);
-        let reason = match *problem {
-            Problem::Unused { .. } => continue,
-            Problem::WritesReadOnly { node: n, buffer: b } => format!(
-                "node `{}` writes `{}`, which is read-only ({}); declare it as an inout or intermediate buffer",
-                node(n),
-                buffer(b),
-                classes
-                    .get(b)
-                    .map_or_else(|| "?".to_string(), |c| format!("{c:?}"))
-            ),
-            Problem::ReadBeforeWrite { node: n, buffer: b } => format!(
-                "node `{}` reads `{}` before any node writes it; write it first or make it an input",
-                node(n),
-                buffer(b)
-            ),
-            Problem::OutputNeverWritten { buffer: b } => format!(
-                "no node writes output `{}`; bind it to a kernel binding that writes it",
-                buffer(b)
-            ),
-            Problem::NoSuchBuffer { node: n, buffer: b } => {
-                format!("node `{}` uses buffer {b}, which does not exist", node(n))
-            }
-            Problem::DuplicateUse { node: n, buffer: b } => format!(
-                "node `{}` binds `{}` twice; a buffer may appear once per node",
-                node(n),
-                buffer(b)
-            ),
-        };
-        return Err(invalid(reason));
-    }
-    Ok(analysis)
 }

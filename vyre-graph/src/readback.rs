@@ -4,8 +4,12 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
+use smallvec::SmallVec;
+
 use crate::error::{BackendError, Result};
 use crate::gpu::Gpu;
+use crate::launch::LaunchPlan;
+use crate::resource::Sink;
 
 const PENDING: u8 = 0;
 const MAPPED: u8 = 1;
@@ -29,6 +33,37 @@ impl MapSlots {
             error: Mutex::new(None),
         })
     }
+}
+
+/// Wait for `submission`, then copy every host output of the run out of the
+/// plan's readback buffers (and the pass's timestamps, when `profiling`).
+/// Returns the pass's GPU nanoseconds when profiled.
+pub(crate) fn collect(
+    gpu: &Gpu,
+    plan: &LaunchPlan,
+    sinks: &mut [Sink<'_>],
+    profiling: bool,
+    submission: wgpu::SubmissionIndex,
+    timeout: Option<std::time::Duration>,
+) -> Result<Option<u64>> {
+    let timer = plan.timer.as_ref().filter(|_| profiling);
+    let mut stamps = [0u8; 16];
+    let mut targets: SmallVec<[(&wgpu::Buffer, &mut [u8]); 4]> = SmallVec::new();
+    for (k, sink) in sinks.iter_mut().enumerate() {
+        if let Sink::Host(dst) = sink {
+            targets.push((&plan.readback[k], &mut **dst));
+        }
+    }
+    if let Some(t) = timer {
+        targets.push((&t.read, &mut stamps[..]));
+    }
+    map_and_copy(gpu, &plan.map_slots, Some(submission), timeout, &mut targets)?;
+    drop(targets);
+    Ok(timer.map(|_| {
+        let [begin, end]: [u64; 2] = bytemuck::pod_read_unaligned(&stamps);
+        let period = f64::from(gpu.queue().get_timestamp_period());
+        (end.saturating_sub(begin) as f64 * period) as u64
+    }))
 }
 
 /// Map the first `dst.len()` bytes of each staging buffer after

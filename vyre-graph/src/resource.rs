@@ -1,7 +1,7 @@
 //! What flows into and out of a run: host bytes, resident device buffers
 //! ([`GpuBufferHandle`]), and their typed forms.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytemuck::Pod;
@@ -13,8 +13,35 @@ use crate::gpu::Gpu;
 struct HandleInner {
     buffer: wgpu::Buffer,
     size: u64,
-    gpu_id: u64,
+    gpu: Gpu,
     released: AtomicBool,
+}
+
+impl Drop for HandleInner {
+    fn drop(&mut self) {
+        // The last handle is gone: free the device memory now, even where a
+        // cached launch plan's bind groups still name the buffer (they are
+        // rebuilt before the plan uses another handle).
+        if !*self.released.get_mut() {
+            self.gpu.free_buffer(&self.buffer);
+        }
+    }
+}
+
+/// A launch plan's reference to the resident input its bind groups point
+/// at: it does not keep the handle's memory alive, and it tells the same
+/// handle from a new one at the same address (the `Weak` keeps the address
+/// taken).
+#[derive(Debug)]
+pub(crate) struct BoundHandle {
+    inner: Weak<HandleInner>,
+    buffer: wgpu::Buffer,
+}
+
+impl BoundHandle {
+    pub(crate) fn buffer(&self) -> &wgpu::Buffer {
+        &self.buffer
+    }
 }
 
 /// A buffer that lives on the device between runs, so that graphs chain on
@@ -58,7 +85,7 @@ impl GpuBufferHandle {
             inner: Arc::new(HandleInner {
                 buffer,
                 size,
-                gpu_id: gpu.id(),
+                gpu: gpu.clone(),
                 released: AtomicBool::new(false),
             }),
         })
@@ -75,6 +102,19 @@ impl GpuBufferHandle {
         Ok(handle)
     }
 
+    /// The plan-side reference to this handle.
+    pub(crate) fn bound(&self) -> BoundHandle {
+        BoundHandle {
+            inner: Arc::downgrade(&self.inner),
+            buffer: self.inner.buffer.clone(),
+        }
+    }
+
+    /// Whether `bound` refers to this handle.
+    pub(crate) fn is(&self, bound: &BoundHandle) -> bool {
+        Weak::ptr_eq(&bound.inner, &Arc::downgrade(&self.inner))
+    }
+
     /// Size in bytes.
     #[must_use]
     pub fn size(&self) -> u64 {
@@ -84,7 +124,7 @@ impl GpuBufferHandle {
     /// The id of the [`Gpu`] that owns it.
     #[must_use]
     pub fn gpu_id(&self) -> u64 {
-        self.inner.gpu_id
+        self.inner.gpu.id()
     }
 
     /// The wgpu buffer, for interop.
@@ -97,7 +137,7 @@ impl GpuBufferHandle {
     /// uses are [`BackendError::InvalidHandle`] errors.
     pub fn release(&self) {
         if !self.inner.released.swap(true, Ordering::AcqRel) {
-            self.inner.buffer.destroy();
+            self.inner.gpu.free_buffer(&self.inner.buffer);
         }
     }
 
@@ -156,14 +196,15 @@ impl GpuBufferHandle {
         encoder.copy_buffer_to_buffer(self.buffer(), 0, &staging, 0, self.size());
         let index = gpu.submit(encoder.finish());
         let mut out = vec![0u8; self.size() as usize];
-        crate::readback::map_and_copy(
+        let read = crate::readback::map_and_copy(
             gpu,
             &crate::readback::MapSlots::new(1),
             Some(index),
             None,
             &mut [(&staging, &mut out[..])],
-        )?;
-        Ok(out)
+        );
+        gpu.free_buffer(&staging);
+        read.map(|()| out)
     }
 
     /// Read the buffer back as elements of `T` (trailing bytes that do not
@@ -297,9 +338,24 @@ impl<'a, T: Pod> From<&'a GpuBufferHandle> for Input<'a, T> {
     }
 }
 
+/// Buffer sizes are whole 4-byte words, at least one.
+pub(crate) fn round4(bytes: u64) -> u64 {
+    bytes.max(4).next_multiple_of(4)
+}
+
 /// Resize `v` to `len` elements, zero-filling new ones and keeping its
 /// capacity (used by generated code to read back without reallocating).
+/// A failed allocation is an error, not an abort.
 #[doc(hidden)]
-pub fn resize_vec<T: Pod>(v: &mut Vec<T>, len: usize) {
+pub fn resize_vec<T: Pod>(v: &mut Vec<T>, len: usize, buffer: &str) -> Result<()> {
+    if let Some(more) = len.checked_sub(v.len())
+        && v.try_reserve_exact(more).is_err()
+    {
+        return Err(BackendError::HostAllocationFailed {
+            buffer: buffer.to_string(),
+            bytes: (len as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+        });
+    }
     v.resize(len, T::zeroed());
+    Ok(())
 }

@@ -276,7 +276,8 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
     let host_resizes = outputs.iter().map(|(i, b)| {
         let ident = &b.name;
         let index = Literal::usize_suffixed(*i);
-        quote!(#p::resize_vec(&mut outputs.#ident, self.graph.buffer_len(#index, n)?);)
+        let bname = ident.to_string();
+        quote!(#p::resize_vec(&mut outputs.#ident, self.graph.buffer_len(#index, n)?, #bname)?;)
     });
     let host_sinks = outputs.iter().map(|(_, b)| {
         let ident = &b.name;
@@ -387,6 +388,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             pub fn run_into #lifetime (&self, config: &#p::DispatchConfig, outputs: &mut #outputs_name, #n_param #(#params),*) -> ::core::result::Result<#p::RunReport, #p::BackendError> {
                 #feeds
                 #problem_size
+                self.graph.check_problem_size(n, config)?;
                 #(#host_resizes)*
                 self.graph.run(n, __vyre_feeds, &mut [#(#host_sinks),*], config)
             }
@@ -399,8 +401,10 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             pub fn run_resident #lifetime (&self, #n_param #(#params),*) -> ::core::result::Result<#resident_name, #p::BackendError> {
                 #feeds
                 #problem_size
+                let __vyre_config = <#p::DispatchConfig as ::core::default::Default>::default();
+                self.graph.check_problem_size(n, &__vyre_config)?;
                 #(#device_allocs)*
-                self.graph.run(n, __vyre_feeds, &mut [#(#device_sinks),*], &<#p::DispatchConfig as ::core::default::Default>::default())?;
+                self.graph.run(n, __vyre_feeds, &mut [#(#device_sinks),*], &__vyre_config)?;
                 ::core::result::Result::Ok(#resident_name { #(#out_names),* })
             }
 

@@ -1,0 +1,356 @@
+//! [`Program`]: the compiled, immutable part of a graph (its description,
+//! analysis, layouts and pipelines), and the checks that need nothing else:
+//! the description's consistency at build time and a run's inputs and
+//! outputs before anything is planned.
+
+use std::sync::Arc;
+
+use vyre_analysis::{Analysis, Problem, Use};
+
+use crate::config::DispatchConfig;
+use crate::error::{BackendError, Result};
+use crate::gpu::Gpu;
+use crate::pipeline::KernelLayout;
+use crate::resource::{Feed, Sink, round4};
+use crate::spec::{Access, BindingKind, BindingSpec, BufferClass, GraphSpec, NodeSpec};
+
+/// What a run reads and never changes: made once by `Graph::new`.
+pub(crate) struct Program {
+    pub(crate) spec: GraphSpec,
+    pub(crate) analysis: Analysis,
+    pub(crate) layouts: Vec<Arc<KernelLayout>>,
+    pub(crate) pipelines: Vec<wgpu::ComputePipeline>,
+    /// Pipeline index of each node.
+    pub(crate) node_pipeline: Vec<usize>,
+    /// Host inputs, in run order (indices into `spec.buffers`).
+    pub(crate) host_inputs: Vec<usize>,
+    /// Host outputs, in run order.
+    pub(crate) host_outputs: Vec<usize>,
+}
+
+impl Program {
+    pub(crate) fn new(
+        spec: GraphSpec,
+        analysis: Analysis,
+        layouts: Vec<Arc<KernelLayout>>,
+        pipelines: Vec<wgpu::ComputePipeline>,
+        node_pipeline: Vec<usize>,
+    ) -> Self {
+        let host_inputs = spec.host_inputs().collect();
+        let host_outputs = spec.host_outputs().collect();
+        Program {
+            spec,
+            analysis,
+            layouts,
+            pipelines,
+            node_pipeline,
+            host_inputs,
+            host_outputs,
+        }
+    }
+
+    pub(crate) fn check_feed_count(&self, given: usize) -> Result<()> {
+        if given != self.host_inputs.len() {
+            return Err(BackendError::InputCountMismatch {
+                graph: self.spec.name.to_string(),
+                expected: self.host_inputs.len(),
+                given,
+                names: self.names(&self.host_inputs),
+            });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn names(&self, buffers: &[usize]) -> String {
+        buffers
+            .iter()
+            .map(|&b| &*self.spec.buffers[b].name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    pub(crate) fn zero_problem_size(&self) -> BackendError {
+        BackendError::InvalidProblemSize {
+            reason: format!(
+                "graph `{}` was asked to run with problem size 0; pass at least one element",
+                self.spec.name
+            ),
+        }
+    }
+
+    /// Check the feeds and sinks that do not depend on the plan.
+    pub(crate) fn check_io(
+        &self,
+        gpu: &Gpu,
+        n: u64,
+        feeds: &[Feed<'_>],
+        sinks: &[Sink<'_>],
+        config: &DispatchConfig,
+    ) -> Result<()> {
+        self.check_feed_count(feeds.len())?;
+        if sinks.len() != self.host_outputs.len() {
+            return Err(BackendError::OutputCountMismatch {
+                graph: self.spec.name.to_string(),
+                expected: self.host_outputs.len(),
+                given: sinks.len(),
+                names: self.names(&self.host_outputs),
+            });
+        }
+        if n == 0 {
+            return Err(self.zero_problem_size());
+        }
+        for (feed, &b) in feeds.iter().zip(&self.host_inputs) {
+            let spec = &self.spec.buffers[b];
+            let expected = spec.bytes(n);
+            match feed {
+                Feed::Host(bytes) => {
+                    checked_element_count(&spec.name, bytes.len() as u64, spec.element_size)?;
+                    if bytes.len() as u64 != expected {
+                        return Err(BackendError::LengthMismatch {
+                            buffer: spec.name.to_string(),
+                            n,
+                            expected,
+                            actual: bytes.len() as u64,
+                        });
+                    }
+                }
+                Feed::Device(h) => h.check(gpu, &spec.name, expected)?,
+            }
+        }
+        let mut readback = 0u64;
+        for (sink, &b) in sinks.iter().zip(&self.host_outputs) {
+            let spec = &self.spec.buffers[b];
+            let expected = spec.bytes(n);
+            match sink {
+                Sink::Host(dst) => {
+                    if dst.len() as u64 != expected {
+                        return Err(BackendError::LengthMismatch {
+                            buffer: spec.name.to_string(),
+                            n,
+                            expected,
+                            actual: dst.len() as u64,
+                        });
+                    }
+                    readback = readback.saturating_add(expected);
+                }
+                Sink::Device(h) => h.check(gpu, &spec.name, round4(expected))?,
+                Sink::Skip => {}
+            }
+        }
+        if let Some(limit) = config.max_output_bytes
+            && readback > limit
+        {
+            return Err(BackendError::OutputTooLarge {
+                requested: readback,
+                limit,
+            });
+        }
+        Ok(())
+    }
+}
+
+pub(crate) fn checked_element_count(name: &str, bytes: u64, element_size: u32) -> Result<u64> {
+    let size = u64::from(element_size.max(1));
+    if !bytes.is_multiple_of(size) {
+        return Err(BackendError::MisalignedInput {
+            buffer: name.to_string(),
+            len: bytes,
+            element_size,
+        });
+    }
+    Ok(bytes / size)
+}
+
+/// The buffer uses of a node, from its kernel's reflected access.
+pub(crate) fn node_uses(spec: &GraphSpec, node: &NodeSpec) -> Vec<Use> {
+    let Some(kernel) = spec.kernels.get(node.kernel) else {
+        return Vec::new();
+    };
+    node.bindings
+        .iter()
+        .filter_map(|nb| {
+            let b = kernel
+                .bindings
+                .iter()
+                .find(|b| b.group == nb.group && b.binding == nb.binding)?;
+            let access = match b.kind {
+                BindingKind::Uniform | BindingKind::ReadOnlyStorage => Access::Read,
+                BindingKind::ReadWriteStorage => b.access,
+            };
+            Some(Use {
+                buffer: nb.buffer,
+                access,
+            })
+        })
+        .collect()
+}
+
+fn describe_binding(b: &BindingSpec) -> String {
+    let ty = if b.wgsl_type.is_empty() {
+        format!("{}-byte elements", b.element_size)
+    } else {
+        b.wgsl_type.to_string()
+    };
+    format!(
+        "{} (group {}, binding {}, {} {})",
+        b.name,
+        b.group,
+        b.binding,
+        b.kind.wgsl(),
+        ty
+    )
+}
+
+/// Check a spec for consistency and analyse it.
+pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
+    let invalid = |reason: String| BackendError::InvalidProgram {
+        graph: spec.name.to_string(),
+        reason,
+    };
+    for (i, b) in spec.buffers.iter().enumerate() {
+        if b.element_size == 0 {
+            return Err(invalid(format!(
+                "buffer `{}` has 0-byte elements; give it the size of its element type",
+                b.name
+            )));
+        }
+        if spec.buffers[..i].iter().any(|o| o.name == b.name) {
+            return Err(invalid(format!(
+                "two buffers are called `{}`; give each a unique name",
+                b.name
+            )));
+        }
+    }
+    for node in spec.nodes.iter() {
+        let Some(kernel) = spec.kernels.get(node.kernel) else {
+            return Err(invalid(format!(
+                "node `{}` uses kernel {} but the graph has {} kernels",
+                node.label,
+                node.kernel,
+                spec.kernels.len()
+            )));
+        };
+        let mismatch = |reason: String| BackendError::BindingMismatch {
+            node: node.label.to_string(),
+            kernel: kernel.label.to_string(),
+            reason,
+        };
+        let declared = || {
+            kernel
+                .bindings
+                .iter()
+                .map(describe_binding)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for (i, nb) in node.bindings.iter().enumerate() {
+            let Some(b) = kernel
+                .bindings
+                .iter()
+                .find(|b| b.group == nb.group && b.binding == nb.binding)
+            else {
+                return Err(mismatch(format!(
+                    "group {}, binding {} is not declared by the kernel, which declares: {}; bind only those",
+                    nb.group,
+                    nb.binding,
+                    declared()
+                )));
+            };
+            if node.bindings[..i]
+                .iter()
+                .any(|o| o.group == nb.group && o.binding == nb.binding)
+            {
+                return Err(mismatch(format!(
+                    "`{}` is bound twice; bind each of the kernel's bindings once",
+                    b.name
+                )));
+            }
+            let Some(buffer) = spec.buffers.get(nb.buffer) else {
+                return Err(mismatch(format!(
+                    "`{}` is bound to buffer {} but the graph has {} buffers; use an index into `GraphSpec::buffers`",
+                    b.name,
+                    nb.buffer,
+                    spec.buffers.len()
+                )));
+            };
+            let uniform_binding = b.kind == BindingKind::Uniform;
+            let uniform_buffer = buffer.class == BufferClass::Uniform;
+            if uniform_binding != uniform_buffer {
+                return Err(mismatch(format!(
+                    "`{}` is {} but buffer `{}` is {}; bind uniform buffers to var<uniform> and the others to var<storage>",
+                    b.name,
+                    b.kind.wgsl(),
+                    buffer.name,
+                    if uniform_buffer {
+                        "a uniform buffer"
+                    } else {
+                        "a storage buffer"
+                    }
+                )));
+            }
+            if b.element_size != buffer.element_size {
+                return Err(mismatch(format!(
+                    "`{}` has {}-byte elements but buffer `{}` has {}-byte elements; declare the buffer with the kernel's element type",
+                    b.name, b.element_size, buffer.name, buffer.element_size
+                )));
+            }
+        }
+        if let Some(missing) = kernel.bindings.iter().find(|b| {
+            !node
+                .bindings
+                .iter()
+                .any(|nb| nb.group == b.group && nb.binding == b.binding)
+        }) {
+            return Err(mismatch(format!(
+                "`{}` is not bound; bind every binding the kernel declares: {}",
+                missing.name,
+                declared()
+            )));
+        }
+    }
+    let classes: Vec<BufferClass> = spec.buffers.iter().map(|b| b.class).collect();
+    let uses: Vec<Vec<Use>> = spec.nodes.iter().map(|n| node_uses(spec, n)).collect();
+    let analysis = vyre_analysis::analyse(&classes, &uses);
+    if let Some(schedule) = &spec.schedule
+        && (*schedule.levels != *analysis.levels || *schedule.slots != *analysis.slots)
+    {
+        return Err(invalid(format!(
+            "its schedule (levels {:?}, slots {:?}) disagrees with the runtime's analysis of its nodes (levels {:?}, slots {:?}); it was made by another version of vyre-macros: use matching versions of vyre-graph and vyre-macros, or set `schedule: None`",
+            schedule.levels, schedule.slots, analysis.levels, analysis.slots
+        )));
+    }
+    for problem in &analysis.problems {
+        let buffer = |i: usize| spec.buffers.get(i).map_or("?", |b| &*b.name);
+        let node = |i: usize| spec.nodes.get(i).map_or("?", |n| &*n.label);
+        let reason = match *problem {
+            Problem::Unused { .. } => continue,
+            Problem::WritesReadOnly { node: n, buffer: b } => format!(
+                "node `{}` writes `{}`, which is read-only ({}); declare it as an inout or intermediate buffer",
+                node(n),
+                buffer(b),
+                classes
+                    .get(b)
+                    .map_or_else(|| "?".to_string(), |c| format!("{c:?}"))
+            ),
+            Problem::ReadBeforeWrite { node: n, buffer: b } => format!(
+                "node `{}` reads `{}` before any node writes it; write it first or make it an input",
+                node(n),
+                buffer(b)
+            ),
+            Problem::OutputNeverWritten { buffer: b } => format!(
+                "no node writes output `{}`; bind it to a kernel binding that writes it",
+                buffer(b)
+            ),
+            Problem::NoSuchBuffer { node: n, buffer: b } => {
+                format!("node `{}` uses buffer {b}, which does not exist", node(n))
+            }
+            Problem::DuplicateUse { node: n, buffer: b } => format!(
+                "node `{}` binds `{}` twice; a buffer may appear once per node",
+                node(n),
+                buffer(b)
+            ),
+        };
+        return Err(invalid(reason));
+    }
+    Ok(analysis)
+}
