@@ -176,7 +176,8 @@ impl Graph {
             .iter()
             .map(|n| node_uses(&self.program.spec, n))
             .collect();
-        self.program.analysis
+        self.program
+            .analysis
             .to_dot(&self.program.spec.name, &nodes, &buffers, &uses)
     }
 

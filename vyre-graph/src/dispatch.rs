@@ -217,7 +217,8 @@ impl GpuDispatchGraph {
             .collect();
         let pipelines = self.ops.iter().map(|(p, _)| p.pipeline.clone()).collect();
         let node_pipeline = (0..self.ops.len()).collect();
-        let program = crate::program::Program::new(spec, analysis, layouts, pipelines, node_pipeline);
+        let program =
+            crate::program::Program::new(spec, analysis, layouts, pipelines, node_pipeline);
         let graph = Graph::assemble(&gpu, program, 0);
 
         let feeds: Vec<Feed<'_>> = self

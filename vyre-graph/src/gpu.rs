@@ -422,6 +422,12 @@ impl Gpu {
         }
     }
 
+    /// Process finished work without blocking (fires ready map callbacks).
+    pub(crate) fn poll_once(&self) {
+        // A poll error here only means nothing was ready to process.
+        drop(self.inner.device.poll(wgpu::PollType::Poll));
+    }
+
     fn pending(&self) -> std::sync::MutexGuard<'_, Option<wgpu::SubmissionIndex>> {
         // The guarded value is a plain index, valid whatever a panicking
         // holder left: recover from poisoning.

@@ -223,9 +223,11 @@ impl Graph {
                 continue;
             }
             let elements = match feed {
-                Feed::Host(bytes) => {
-                    crate::program::checked_element_count(&buffer.name, bytes.len() as u64, buffer.element_size)?
-                }
+                Feed::Host(bytes) => crate::program::checked_element_count(
+                    &buffer.name,
+                    bytes.len() as u64,
+                    buffer.element_size,
+                )?,
                 Feed::Device(h) => h.size() / u64::from(buffer.element_size.max(1)),
             };
             if let Some(n) = buffer.len.solve(elements) {
@@ -274,7 +276,8 @@ impl Graph {
     }
 
     fn buffer_spec(&self, buffer: usize) -> Result<&crate::spec::BufferSpec> {
-        self.program.spec
+        self.program
+            .spec
             .buffers
             .get(buffer)
             .ok_or_else(|| BackendError::InvalidProgram {
@@ -368,8 +371,14 @@ impl Graph {
         }
         // 6. Read back, after one wait.
         if reads_back || recording.timer.is_some() {
-            report.gpu_ns =
-                crate::readback::collect(gpu, plan, sinks, config.profile, submission, config.timeout)?;
+            report.gpu_ns = crate::readback::collect(
+                gpu,
+                plan,
+                sinks,
+                config.profile,
+                submission,
+                config.timeout,
+            )?;
         }
         checkout.succeeded();
         Ok(report)
@@ -490,7 +499,6 @@ impl Graph {
     }
 }
 
-
 /// A launch plan checked out of its graph's cache for one run. Dropped
 /// without [`Checkout::succeeded`] (an error after submission, or a panic
 /// anywhere in the run), it drops the plan: its buffers may be mapped or in
@@ -509,5 +517,119 @@ impl Checkout<'_> {
     /// dropped here, freeing their buffers.
     fn succeeded(self) {
         drop(self.graph.lock_cache().insert(self.n, self.plan));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::*;
+    use crate::spec::{
+        BindingKind, BindingSpec, BufferSpec, DispatchSize, Extent, GridFold, KernelSpec,
+        NodeBinding, NodeSpec,
+    };
+
+    const DOUBLE: &str = "
+        @group(0) @binding(0) var<storage, read> src: array<u32>;
+        @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+        @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x < arrayLength(&src) { dst[g.x] = src[g.x] * 2u; }
+        }";
+
+    fn double() -> GraphSpec {
+        let buffer = |name: &'static str, class| BufferSpec {
+            name: name.into(),
+            class,
+            element_size: 4,
+            len: Extent::N,
+        };
+        GraphSpec {
+            name: "double".into(),
+            kernels: vec![KernelSpec {
+                label: "double".into(),
+                source: DOUBLE.into(),
+                entry_point: "main".into(),
+                workgroup_size: [64, 1, 1],
+                bindings: vec![
+                    BindingSpec::storage("src", 0, 0, BindingKind::ReadOnlyStorage, 4),
+                    BindingSpec::storage("dst", 0, 1, BindingKind::ReadWriteStorage, 4),
+                ]
+                .into(),
+                fold: GridFold::XOnly,
+            }]
+            .into(),
+            buffers: vec![
+                buffer("x", BufferClass::Input),
+                buffer("y", BufferClass::Output),
+            ]
+            .into(),
+            nodes: vec![NodeSpec {
+                label: "double".into(),
+                kernel: 0,
+                bindings: vec![
+                    NodeBinding {
+                        group: 0,
+                        binding: 0,
+                        buffer: 0,
+                    },
+                    NodeBinding {
+                        group: 0,
+                        binding: 1,
+                        buffer: 1,
+                    },
+                ]
+                .into(),
+                overrides: Cow::Borrowed(&[]),
+                workgroup_size: None,
+                size: DispatchSize::Invocations(Extent::N),
+            }]
+            .into(),
+            schedule: None,
+        }
+    }
+
+    fn run_double(graph: &Graph, n: u32) -> Result<Vec<u32>> {
+        let x: Vec<u32> = (0..n).collect();
+        let mut y = vec![0u32; n as usize];
+        graph.run(
+            u64::from(n),
+            &[Feed::Host(bytemuck::cast_slice(&x))],
+            &mut [Sink::Host(bytemuck::cast_slice_mut(&mut y))],
+            &DispatchConfig::default(),
+        )?;
+        Ok(y)
+    }
+
+    /// A thread that panics while holding the plan cache poisons its lock:
+    /// the next user drops the cached plans (never trusting them) and goes
+    /// on with an empty, working cache.
+    #[test]
+    fn a_poisoned_plan_cache_recovers_empty_and_runs_again() {
+        let gpu = match Gpu::new() {
+            Ok(gpu) => gpu,
+            Err(e) => panic!("no GPU for this test: {e}"),
+        };
+        let graph = Graph::new(&gpu, double()).expect("graph");
+        let want: Vec<u32> = (0..1000).map(|i| i * 2).collect();
+        assert_eq!(run_double(&graph, 1000).expect("run"), want);
+        assert_eq!(graph.cached_plans(), 1);
+        let poisoned = std::thread::scope(|s| {
+            s.spawn(|| {
+                let _held = graph.cache.lock();
+                panic!("a panic while the plan cache is held");
+            })
+            .join()
+        });
+        assert!(poisoned.is_err());
+        assert!(graph.cache.is_poisoned());
+        assert_eq!(
+            graph.cached_plans(),
+            0,
+            "plans of a poisoned cache are dropped"
+        );
+        assert!(!graph.cache.is_poisoned());
+        assert_eq!(run_double(&graph, 1000).expect("run after poison"), want);
+        assert_eq!(graph.cached_plans(), 1);
     }
 }

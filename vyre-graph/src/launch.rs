@@ -92,7 +92,6 @@ impl PassTimer {
     }
 }
 
-
 /// Grids and sizes for `n`, checked against the device limits and the budget
 /// before any device memory is allocated.
 pub(crate) struct Sizing {
@@ -253,7 +252,6 @@ fn size(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result
     })
 }
 
-
 /// Size `n` and check it against every device limit and the budget,
 /// allocating nothing: what a run would do before it allocates.
 pub(crate) fn check(
@@ -311,7 +309,12 @@ fn usage_of(class: BufferClass) -> wgpu::BufferUsages {
 }
 
 impl LaunchPlan {
-    pub(crate) fn build(gpu: &Gpu, program: &Program, sizing: Sizing, plan: BatchDispatchPlan) -> Self {
+    pub(crate) fn build(
+        gpu: &Gpu,
+        program: &Program,
+        sizing: Sizing,
+        plan: BatchDispatchPlan,
+    ) -> Self {
         let analysis = &program.analysis;
         let mut usages = vec![wgpu::BufferUsages::empty(); analysis.slot_count];
         for (b, spec) in program.spec.buffers.iter().enumerate() {
@@ -380,7 +383,12 @@ impl LaunchPlan {
         }
     }
 
-    fn make_bind_groups(&self, gpu: &Gpu, program: &Program, node: usize) -> SmallVec<[wgpu::BindGroup; 2]> {
+    fn make_bind_groups(
+        &self,
+        gpu: &Gpu,
+        program: &Program,
+        node: usize,
+    ) -> SmallVec<[wgpu::BindGroup; 2]> {
         let spec = &program.spec.nodes[node];
         let layout = &program.layouts[spec.kernel];
         layout
@@ -454,7 +462,13 @@ impl LaunchPlan {
     /// Point input `b`'s bindings at `handle` (or back at the plan's own
     /// buffer), rebuilding only the bind groups of nodes that use it, and
     /// only when it changed.
-    fn bind_input(&mut self, gpu: &Gpu, program: &Program, b: usize, handle: Option<&GpuBufferHandle>) {
+    fn bind_input(
+        &mut self,
+        gpu: &Gpu,
+        program: &Program,
+        b: usize,
+        handle: Option<&GpuBufferHandle>,
+    ) {
         let same = match (&self.bound_handles[b], handle) {
             (None, None) => true,
             (Some(old), Some(new)) => new.is(old),
@@ -475,4 +489,3 @@ impl LaunchPlan {
         }
     }
 }
-

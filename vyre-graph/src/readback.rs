@@ -57,7 +57,13 @@ pub(crate) fn collect(
     if let Some(t) = timer {
         targets.push((&t.read, &mut stamps[..]));
     }
-    map_and_copy(gpu, &plan.map_slots, Some(submission), timeout, &mut targets)?;
+    map_and_copy(
+        gpu,
+        &plan.map_slots,
+        Some(submission),
+        timeout,
+        &mut targets,
+    )?;
     drop(targets);
     Ok(timer.map(|_| {
         let [begin, end]: [u64; 2] = bytemuck::pod_read_unaligned(&stamps);
@@ -112,6 +118,14 @@ pub(crate) fn map_and_copy(
             .iter()
             .map(|s| s.load(Ordering::Acquire))
     };
+    // Another thread's poll may have taken this run's map completions and
+    // be about to call their callbacks: give it the time to.
+    let deadline =
+        std::time::Instant::now() + timeout.unwrap_or(std::time::Duration::from_secs(60));
+    while states().any(|s| s == PENDING) && std::time::Instant::now() < deadline {
+        gpu.poll_once();
+        std::thread::yield_now();
+    }
     if states().any(|s| s != MAPPED) {
         // Leave no buffer mapped, so the next run can map it again.
         for ((buffer, _), state) in targets.iter().zip(states()) {

@@ -41,13 +41,11 @@ pub(crate) fn encode(
     {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(recording.label),
-            timestamp_writes: recording
-                .timer
-                .map(|t| wgpu::ComputePassTimestampWrites {
-                    query_set: &t.queries,
-                    beginning_of_pass_write_index: Some(0),
-                    end_of_pass_write_index: Some(1),
-                }),
+            timestamp_writes: recording.timer.map(|t| wgpu::ComputePassTimestampWrites {
+                query_set: &t.queries,
+                beginning_of_pass_write_index: Some(0),
+                end_of_pass_write_index: Some(1),
+            }),
         });
         // Pipeline state persists across dispatches in a pass: set it only
         // when it changes (a chain of one kernel sets it once).

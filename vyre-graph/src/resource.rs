@@ -1,8 +1,8 @@
 //! What flows into and out of a run: host bytes, resident device buffers
 //! ([`GpuBufferHandle`]), and their typed forms.
 
-use std::sync::{Arc, Weak};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
 
 use bytemuck::Pod;
 
@@ -340,7 +340,11 @@ impl<'a, T: Pod> From<&'a GpuBufferHandle> for Input<'a, T> {
 
 /// Buffer sizes are whole 4-byte words, at least one.
 pub(crate) fn round4(bytes: u64) -> u64 {
-    bytes.max(4).next_multiple_of(4)
+    // Saturating: an absurd size stays absurd (and is refused), never wraps.
+    bytes
+        .max(4)
+        .checked_next_multiple_of(4)
+        .unwrap_or(u64::MAX - 3)
 }
 
 /// Resize `v` to `len` elements, zero-filling new ones and keeping its

@@ -333,6 +333,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
         }
 
         #[doc = #resident_doc]
+        #[derive(::core::clone::Clone, ::core::fmt::Debug)]
         #vis struct #resident_name {
             #(#resident_fields,)*
         }
