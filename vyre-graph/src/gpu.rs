@@ -140,6 +140,22 @@ pub struct AdapterSummary {
     pub driver: String,
 }
 
+impl AdapterSummary {
+    fn of(info: &wgpu::AdapterInfo) -> Self {
+        AdapterSummary {
+            name: info.name.clone(),
+            backend: info.backend,
+            device_type: info.device_type,
+            driver: [info.driver.as_str(), info.driver_info.as_str()]
+                .iter()
+                .filter(|s| !s.is_empty())
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+}
+
 impl std::fmt::Display for AdapterSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
@@ -156,7 +172,7 @@ impl std::fmt::Display for AdapterSummary {
 
 struct GpuInner {
     id: u64,
-    adapter: wgpu::Adapter,
+    adapter: Option<wgpu::Adapter>,
     device: wgpu::Device,
     queue: wgpu::Queue,
     summary: AdapterSummary,
@@ -219,18 +235,7 @@ impl Gpu {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = pick_adapter(&instance, &options).await?;
-        let info = adapter.get_info();
-        let summary = AdapterSummary {
-            name: info.name.clone(),
-            backend: info.backend,
-            device_type: info.device_type,
-            driver: [info.driver.as_str(), info.driver_info.as_str()]
-                .iter()
-                .filter(|s| !s.is_empty())
-                .copied()
-                .collect::<Vec<_>>()
-                .join(" "),
-        };
+        let summary = AdapterSummary::of(&adapter.get_info());
         let limits = if options.adapter_limits {
             adapter.limits()
         } else {
@@ -263,7 +268,52 @@ impl Gpu {
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
             eprintln!("vyre-graph: uncaptured wgpu error: {e}");
         }));
-        Ok(Gpu {
+        Ok(Self::assemble(Some(adapter), device, queue, summary, limits))
+    }
+
+    /// Adopt an application's device and queue (and, optionally, the adapter
+    /// they came from), so that graphs run beside the application's own work:
+    /// on its device, with its buffers, in its command encoders.
+    ///
+    /// Limits and features are read from the device. Nothing of the device
+    /// is changed: the application's uncaptured-error handler stays (the
+    /// runtime captures the errors of its own work in error scopes), and
+    /// `Graph::new` refuses, with an error, a graph that needs more than
+    /// the device has. Several `Gpu`s may adopt one device; resident handles
+    /// made by any of them work with all of them.
+    ///
+    /// ```no_run
+    /// # async fn app() -> Result<(), Box<dyn std::error::Error>> {
+    /// let instance = wgpu::Instance::default();
+    /// let adapter = instance.request_adapter(&Default::default()).await?;
+    /// let (device, queue) = adapter.request_device(&Default::default()).await?;
+    /// // ... the application uses device and queue ...
+    /// let gpu = vyre_graph::Gpu::from_wgpu(Some(adapter), device.clone(), queue.clone());
+    /// assert!(gpu.device() == &device);
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn from_wgpu(
+        adapter: Option<wgpu::Adapter>,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+    ) -> Gpu {
+        let info = adapter
+            .as_ref()
+            .map_or_else(|| device.adapter_info(), wgpu::Adapter::get_info);
+        let summary = AdapterSummary::of(&info);
+        let limits = device.limits();
+        Self::assemble(adapter, device, queue, summary, limits)
+    }
+
+    fn assemble(
+        adapter: Option<wgpu::Adapter>,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        summary: AdapterSummary,
+        limits: wgpu::Limits,
+    ) -> Gpu {
+        Gpu {
             inner: Arc::new(GpuInner {
                 id: NEXT_GPU_ID.fetch_add(1, Ordering::Relaxed),
                 adapter,
@@ -275,7 +325,7 @@ impl Gpu {
                 abandoned: AtomicBool::new(false),
                 pending: Mutex::new(None),
             }),
-        })
+        }
     }
 
     /// The adapter in use.
@@ -290,10 +340,11 @@ impl Gpu {
         &self.inner.limits
     }
 
-    /// The wgpu adapter, for interop.
+    /// The wgpu adapter, for interop (`None` for a device adopted with
+    /// [`Gpu::from_wgpu`] without its adapter).
     #[must_use]
-    pub fn wgpu_adapter(&self) -> &wgpu::Adapter {
-        &self.inner.adapter
+    pub fn wgpu_adapter(&self) -> Option<&wgpu::Adapter> {
+        self.inner.adapter.as_ref()
     }
 
     /// The wgpu device, for interop.

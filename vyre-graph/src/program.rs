@@ -114,7 +114,15 @@ impl Program {
                         });
                     }
                 }
-                Feed::Device(h) => h.check(gpu, &spec.name, expected)?,
+                Feed::Device(h) => {
+                    // An `Input` handle is bound in place; others are copied.
+                    let usage = if spec.class == BufferClass::Input {
+                        wgpu::BufferUsages::STORAGE
+                    } else {
+                        wgpu::BufferUsages::COPY_SRC
+                    };
+                    h.check(gpu, &spec.name, expected, usage)?;
+                }
             }
         }
         let mut readback = 0u64;
@@ -133,7 +141,12 @@ impl Program {
                     }
                     readback = readback.saturating_add(expected);
                 }
-                Sink::Device(h) => h.check(gpu, &spec.name, round4(expected))?,
+                Sink::Device(h) => h.check(
+                    gpu,
+                    &spec.name,
+                    round4(expected),
+                    wgpu::BufferUsages::COPY_DST,
+                )?,
                 Sink::Skip => {}
             }
         }

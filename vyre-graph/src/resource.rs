@@ -15,6 +15,9 @@ struct HandleInner {
     size: u64,
     gpu: Gpu,
     released: AtomicBool,
+    /// Made by vyre (freed when the last handle goes), or the
+    /// application's (never freed by vyre).
+    owned: bool,
 }
 
 impl Drop for HandleInner {
@@ -22,7 +25,7 @@ impl Drop for HandleInner {
         // The last handle is gone: free the device memory now, even where a
         // cached launch plan's bind groups still name the buffer (they are
         // rebuilt before the plan uses another handle).
-        if !*self.released.get_mut() {
+        if self.owned && !*self.released.get_mut() {
             self.gpu.free_buffer(&self.buffer);
         }
     }
@@ -87,6 +90,69 @@ impl GpuBufferHandle {
                 size,
                 gpu: gpu.clone(),
                 released: AtomicBool::new(false),
+                owned: true,
+            }),
+        })
+    }
+
+    /// Use an application's buffer as a resident buffer: a graph input (bound
+    /// in place, no copy), an `inout` feed, or a [`Sink::Device`] that
+    /// receives an output. The application keeps owning it: vyre never
+    /// destroys it.
+    ///
+    /// Each run checks the usage its role needs (`STORAGE` for an input,
+    /// `COPY_SRC` for a copied feed, `COPY_DST` for a sink) and the size the
+    /// graph declares.
+    ///
+    /// ```no_run
+    /// # fn f(gpu: &vyre_graph::Gpu) -> Result<(), vyre_graph::BackendError> {
+    /// use vyre_graph::wgpu;
+    /// let vertices = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+    ///     label: Some("vertices"),
+    ///     size: 4096,
+    ///     usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+    ///     mapped_at_creation: false,
+    /// });
+    /// let handle = vyre_graph::GpuBufferHandle::from_wgpu(gpu, vertices)?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`BackendError::InvalidHandle`] when the buffer's size is not a
+    /// multiple of 4 bytes, it has neither `STORAGE` nor a copy usage, or
+    /// it belongs to another device.
+    pub fn from_wgpu(gpu: &Gpu, buffer: wgpu::Buffer) -> Result<Self> {
+        let invalid = |reason: String| BackendError::InvalidHandle {
+            buffer: "imported buffer".to_string(),
+            reason,
+        };
+        let size = buffer.size();
+        if size == 0 || !size.is_multiple_of(4) {
+            return Err(invalid(format!(
+                "it is {size} bytes; a storage buffer holds whole 4-byte words (at least one)"
+            )));
+        }
+        let usable = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        if !buffer.usage().intersects(usable) {
+            return Err(invalid(format!(
+                "its usage {:?} has none of STORAGE, COPY_SRC, COPY_DST, so no graph can read or write it; add STORAGE (and COPY_DST to receive outputs)",
+                buffer.usage()
+            )));
+        }
+        if buffer.usage().contains(wgpu::BufferUsages::STORAGE) && !same_device(gpu, &buffer) {
+            return Err(invalid(
+                "it was created on another device; import buffers into the Gpu that adopted their device (`Gpu::from_wgpu`)".into(),
+            ));
+        }
+        Ok(GpuBufferHandle {
+            inner: Arc::new(HandleInner {
+                buffer,
+                size,
+                gpu: gpu.clone(),
+                released: AtomicBool::new(false),
+                owned: false,
             }),
         })
     }
@@ -134,9 +200,11 @@ impl GpuBufferHandle {
     }
 
     /// Free the device memory now, for every clone of this handle. Later
-    /// uses are [`BackendError::InvalidHandle`] errors.
+    /// uses are [`BackendError::InvalidHandle`] errors. A buffer imported
+    /// with [`GpuBufferHandle::from_wgpu`] belongs to the application and is
+    /// only marked released, never destroyed.
     pub fn release(&self) {
-        if !self.inner.released.swap(true, Ordering::AcqRel) {
+        if !self.inner.released.swap(true, Ordering::AcqRel) && self.inner.owned {
             self.inner.gpu.free_buffer(&self.inner.buffer);
         }
     }
@@ -147,18 +215,30 @@ impl GpuBufferHandle {
         self.inner.released.load(Ordering::Acquire)
     }
 
-    /// Check that the handle is usable on `gpu` for `buffer` and holds at
-    /// least `needed` bytes.
-    pub(crate) fn check(&self, gpu: &Gpu, buffer: &str, needed: u64) -> Result<()> {
+    /// Check that the handle is usable on `gpu` for `buffer`, holds at
+    /// least `needed` bytes and has `usage`.
+    pub(crate) fn check(
+        &self,
+        gpu: &Gpu,
+        buffer: &str,
+        needed: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<()> {
         let invalid = |reason: String| BackendError::InvalidHandle {
             buffer: buffer.to_string(),
             reason,
         };
-        if self.gpu_id() != gpu.id() {
+        if self.inner.gpu.device() != gpu.device() {
             return Err(invalid(format!(
-                "it belongs to another device (gpu {}, this is gpu {}); pass buffers made by the same Gpu",
+                "it belongs to another device (gpu {}, this is gpu {}); pass buffers made on the graph's device",
                 self.gpu_id(),
                 gpu.id()
+            )));
+        }
+        let has = self.inner.buffer.usage();
+        if !has.contains(usage) {
+            return Err(invalid(format!(
+                "its wgpu buffer has usage {has:?}, which lacks {usage:?} (this run binds or copies it that way); create it with `{usage:?}` added"
             )));
         }
         if self.is_released() {
@@ -181,7 +261,7 @@ impl GpuBufferHandle {
     /// [`BackendError::InvalidHandle`] for a released or foreign handle,
     /// [`BackendError::ReadbackFailed`] when mapping fails.
     pub fn read(&self, gpu: &Gpu) -> Result<Vec<u8>> {
-        self.check(gpu, "resident buffer", 0)?;
+        self.check(gpu, "resident buffer", 0, wgpu::BufferUsages::COPY_SRC)?;
         let staging = gpu.create_buffer(&wgpu::BufferDescriptor {
             label: Some("vyre readback"),
             size: self.size(),
@@ -336,6 +416,36 @@ impl<'a, T: Pod> From<&'a GpuBufferHandle> for Input<'a, T> {
     fn from(h: &'a GpuBufferHandle) -> Self {
         Input::Device(h)
     }
+}
+
+/// Whether `buffer` belongs to `gpu`'s device: wgpu has no accessor for a
+/// buffer's device, so bind it in a throwaway bind group inside an error
+/// scope (wgpu checks the device there).
+fn same_device(gpu: &Gpu, buffer: &wgpu::Buffer) -> bool {
+    let device = gpu.device();
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("vyre import check"),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }],
+    });
+    drop(device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("vyre import check"),
+        layout: &layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: buffer.as_entire_binding(),
+        }],
+    }));
+    pollster::block_on(scope.pop()).is_none()
 }
 
 /// Buffer sizes are whole 4-byte words, at least one.
