@@ -11,13 +11,15 @@ use std::time::Duration;
 ///     .with_max_output_bytes(1 << 20);
 /// assert_eq!(config.max_output_bytes, Some(1 << 20));
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct DispatchConfig {
     /// Label of the command encoder and compute pass (for GPU debuggers).
     pub label: Option<Cow<'static, str>>,
-    /// How long to wait for the GPU before giving up with
-    /// [`crate::BackendError::ReadbackFailed`]; `None` waits as long as it takes.
+    /// How long a blocking run waits for the GPU before giving up with
+    /// [`crate::BackendError::Timeout`]; `None` waits as long as it takes.
+    /// It bounds the wait, not the kernels: a kernel already on the GPU runs
+    /// to its end (see [`crate::Gpu::abandon`] for a runaway one).
     pub timeout: Option<Duration>,
     /// Cap on the bytes read back to the host in one run.
     pub max_output_bytes: Option<u64>,
@@ -34,9 +36,41 @@ pub struct DispatchConfig {
     /// Measure the pass's GPU time with timestamp queries (when the device
     /// has them) into [`crate::RunReport::gpu_ns`].
     pub profile: bool,
+    /// Usages added to the buffers the typed `run_resident` creates for
+    /// outputs (always `STORAGE | COPY_SRC | COPY_DST`), e.g. `VERTEX` or
+    /// `INDIRECT` so that a render pass can draw from a graph's output.
+    pub resident_usage: wgpu::BufferUsages,
+}
+
+impl Default for DispatchConfig {
+    fn default() -> Self {
+        DispatchConfig {
+            label: None,
+            timeout: None,
+            max_output_bytes: None,
+            grid_override: None,
+            workgroup_override: None,
+            device_memory_budget_bytes: 0,
+            profile: false,
+            resident_usage: wgpu::BufferUsages::empty(),
+        }
+    }
 }
 
 impl DispatchConfig {
+    /// Add usages to the resident outputs the typed `run_resident` creates.
+    ///
+    /// ```
+    /// use vyre_graph::{DispatchConfig, wgpu::BufferUsages};
+    /// let config = DispatchConfig::default().with_resident_usage(BufferUsages::VERTEX);
+    /// assert_eq!(config.resident_usage, BufferUsages::VERTEX);
+    /// ```
+    #[must_use]
+    pub fn with_resident_usage(mut self, usage: wgpu::BufferUsages) -> Self {
+        self.resident_usage = usage;
+        self
+    }
+
     /// Set the label.
     #[must_use]
     pub fn with_label(mut self, label: impl Into<Cow<'static, str>>) -> Self {

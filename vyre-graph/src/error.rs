@@ -228,6 +228,16 @@ pub enum BackendError {
     /// [`Gpu::abandon`](crate::Gpu::abandon); nothing was submitted.
     #[error("this Gpu was abandoned (`Gpu::abandon`), so it runs nothing more; open a new Gpu")]
     Abandoned,
+    /// [`RecordedRun::read`](crate::RecordedRun::read) got a host slice for
+    /// an output that [`Graph::record`](crate::Graph::record) did not record
+    /// as a host sink, so there is nothing to read back into it.
+    #[error(
+        "output `{buffer}` was recorded without a host sink, so `read` has nothing to copy into its slice; pass `read` the same sinks as `record`"
+    )]
+    SinkMismatch {
+        /// The output.
+        buffer: String,
+    },
     /// Mapping a readback buffer failed.
     #[error(
         "reading results back failed: {reason}; the device may have been lost (driver reset): open a new Gpu"

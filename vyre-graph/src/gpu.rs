@@ -1,7 +1,7 @@
 //! [`Gpu`]: adapter and device acquisition, limits, and the runtime's own
 //! counters of submissions, allocations and transfers.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::error::{BackendError, Result};
@@ -182,6 +182,23 @@ struct GpuInner {
     abandoned: AtomicBool,
     /// The submission of a run that timed out, until it is seen finished.
     pending: Mutex<Option<wgpu::SubmissionIndex>>,
+    /// Async runs waiting for their results, and whether the thread that
+    /// polls the device for them runs.
+    in_flight: AtomicUsize,
+    poller_running: Mutex<bool>,
+}
+
+/// An async run waiting for the device: while one exists, a native
+/// [`Gpu`] polls its device on a background thread so that map callbacks
+/// fire without anyone blocking.
+pub(crate) struct InFlight {
+    gpu: Gpu,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.gpu.inner.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// An open GPU: adapter, device and queue, cheap to clone and shareable
@@ -268,7 +285,13 @@ impl Gpu {
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
             eprintln!("vyre-graph: uncaptured wgpu error: {e}");
         }));
-        Ok(Self::assemble(Some(adapter), device, queue, summary, limits))
+        Ok(Self::assemble(
+            Some(adapter),
+            device,
+            queue,
+            summary,
+            limits,
+        ))
     }
 
     /// Adopt an application's device and queue (and, optionally, the adapter
@@ -279,8 +302,9 @@ impl Gpu {
     /// is changed: the application's uncaptured-error handler stays (the
     /// runtime captures the errors of its own work in error scopes), and
     /// `Graph::new` refuses, with an error, a graph that needs more than
-    /// the device has. Several `Gpu`s may adopt one device; resident handles
-    /// made by any of them work with all of them.
+    /// the device has. Several `Gpu`s may adopt one device and run side by
+    /// side; a resident handle belongs to the `Gpu` that made or imported
+    /// it (clone a `Gpu` to share handles: clones are one `Gpu`).
     ///
     /// ```no_run
     /// # async fn app() -> Result<(), Box<dyn std::error::Error>> {
@@ -324,6 +348,8 @@ impl Gpu {
                 counters: Counters::default(),
                 abandoned: AtomicBool::new(false),
                 pending: Mutex::new(None),
+                in_flight: AtomicUsize::new(0),
+                poller_running: Mutex::new(false),
             }),
         }
     }
@@ -395,6 +421,15 @@ impl Gpu {
 
     /// Free a buffer made by [`Gpu::create_buffer`] now (wgpu defers the
     /// release while a submission still uses it).
+    /// Count `buffer` as freed without destroying it: wgpu releases it when
+    /// the last command buffer that uses it is done.
+    pub(crate) fn forget_buffer(&self, buffer: &wgpu::Buffer) {
+        self.inner
+            .counters
+            .bytes_freed
+            .fetch_add(buffer.size(), Ordering::Relaxed);
+    }
+
     pub(crate) fn free_buffer(&self, buffer: &wgpu::Buffer) {
         self.inner
             .counters
@@ -479,6 +514,35 @@ impl Gpu {
         drop(self.inner.device.poll(wgpu::PollType::Poll));
     }
 
+    /// Register an async run waiting for the device, starting the poller
+    /// thread if it is not running (native backends; in a browser the event
+    /// loop delivers the callbacks).
+    pub(crate) fn begin_async(&self) -> InFlight {
+        self.inner.in_flight.fetch_add(1, Ordering::AcqRel);
+        #[cfg(not(target_arch = "wasm32"))]
+        self.ensure_poller();
+        InFlight { gpu: self.clone() }
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn ensure_poller(&self) {
+        let mut running = self
+            .inner
+            .poller_running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if *running {
+            return;
+        }
+        let weak = Arc::downgrade(&self.inner);
+        let spawned = std::thread::Builder::new()
+            .name("vyre device poller".into())
+            .spawn(move || poll_while_in_flight(&weak));
+        // Without a thread the futures still complete whenever they are
+        // polled (each poll polls the device once).
+        *running = spawned.is_ok();
+    }
+
     fn pending(&self) -> std::sync::MutexGuard<'_, Option<wgpu::SubmissionIndex>> {
         // The guarded value is a plain index, valid whatever a panicking
         // holder left: recover from poisoning.
@@ -545,6 +609,35 @@ impl Gpu {
     #[must_use]
     pub fn is_abandoned(&self) -> bool {
         self.inner.abandoned.load(Ordering::Acquire)
+    }
+}
+
+/// The poller thread: polls the device while async runs wait, then exits.
+/// It holds the device only weakly, so it never keeps a dropped `Gpu` alive.
+#[cfg(not(target_arch = "wasm32"))]
+fn poll_while_in_flight(weak: &std::sync::Weak<GpuInner>) {
+    loop {
+        let Some(inner) = weak.upgrade() else { return };
+        if inner.in_flight.load(Ordering::Acquire) == 0 {
+            let mut running = inner
+                .poller_running
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if inner.in_flight.load(Ordering::Acquire) == 0 {
+                *running = false;
+                return;
+            }
+        }
+        let status = inner.device.poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: Some(std::time::Duration::from_millis(2)),
+        });
+        drop(inner);
+        if matches!(status, Ok(wgpu::PollStatus::QueueEmpty)) {
+            // Nothing on the GPU: the futures are about to see their
+            // results; do not spin.
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
     }
 }
 

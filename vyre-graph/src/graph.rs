@@ -3,6 +3,8 @@
 
 use std::sync::{Mutex, MutexGuard};
 
+use smallvec::SmallVec;
+
 use vyre_analysis::Analysis;
 
 use crate::config::DispatchConfig;
@@ -271,8 +273,22 @@ impl Graph {
     /// As [`Graph::buffer_len`], and [`BackendError::BufferTooLarge`] over
     /// the device's limit.
     pub fn create_buffer(&self, buffer: usize, n: u64) -> Result<GpuBufferHandle> {
+        self.create_resident(buffer, n, &DispatchConfig::default())
+    }
+
+    /// As [`Graph::create_buffer`], with the config's
+    /// [`resident_usage`](DispatchConfig::resident_usage) added.
+    ///
+    /// # Errors
+    /// As [`Graph::create_buffer`].
+    pub fn create_resident(
+        &self,
+        buffer: usize,
+        n: u64,
+        config: &DispatchConfig,
+    ) -> Result<GpuBufferHandle> {
         let spec = self.buffer_spec(buffer)?;
-        GpuBufferHandle::zeroed(&self.gpu, spec.bytes(n))
+        GpuBufferHandle::zeroed_with_usage(&self.gpu, spec.bytes(n), config.resident_usage)
     }
 
     fn buffer_spec(&self, buffer: usize) -> Result<&crate::spec::BufferSpec> {
@@ -317,15 +333,178 @@ impl Graph {
         sinks: &mut [Sink<'_>],
         config: &DispatchConfig,
     ) -> Result<RunReport> {
+        let gpu = &self.gpu;
+        // Device errors of this run (uploads, bind groups, commands,
+        // submission) are this run's error, never the error handler's.
+        let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+        // 1-4. Check, plan, bind, encode.
+        let mut encoder = self.encoder(config);
+        let mut started = self.start(&mut encoder, n, feeds, sinks, config)?;
+        // 5. Submit once.
+        let submission = self.submit(encoder, &mut started);
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(BackendError::DispatchFailed {
+                reason: error.to_string(),
+            });
+        }
+        // 6. Read back, after one wait.
+        let mut stamps = [0u8; 16];
+        let mut targets =
+            crate::readback::targets(&started.checkout.plan, sinks, config.profile, &mut stamps);
+        crate::readback::map_and_copy(
+            gpu,
+            &started.checkout.plan.map_slots,
+            Some(submission),
+            config.timeout,
+            &mut targets,
+        )?;
+        drop(targets);
+        Ok(started.succeeded(gpu, config.profile, &stamps))
+    }
+
+    /// As [`Graph::run`], as a future that never blocks the thread: it
+    /// checks, plans, records and submits when first polled, then waits for
+    /// the results through the future and copies them out.
+    ///
+    /// Several runs may be in flight at once, of one graph (each problem size
+    /// in flight has its own plan; two runs of one size use two plans) or of
+    /// several graphs on one device. On native backends a background thread
+    /// of the [`Gpu`] polls the device while runs wait (started on demand,
+    /// gone when none waits); no executor is assumed: `pollster`, tokio or a
+    /// hand-written loop all drive it.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vyre_graph::Graph, x: &[u32], y: &mut [u32]) -> vyre_graph::Result<()> {
+    /// use vyre_graph::{DispatchConfig, Feed, Sink};
+    /// let run = graph.run_async(
+    ///     x.len() as u64,
+    ///     &[Feed::Host(bytemuck::cast_slice(x))],
+    ///     &mut [Sink::Host(bytemuck::cast_slice_mut(y))],
+    ///     &DispatchConfig::default(),
+    /// );
+    /// let report = pollster::block_on(run)?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Graph::run`]; [`DispatchConfig::timeout`] does not apply (drop
+    /// the future to stop waiting: its plan is dropped, never reused).
+    pub async fn run_async(
+        &self,
+        n: u64,
+        feeds: &[Feed<'_>],
+        sinks: &mut [Sink<'_>],
+        config: &DispatchConfig,
+    ) -> Result<RunReport> {
+        let gpu = &self.gpu;
+        let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = self.encoder(config);
+        let started = self.start(&mut encoder, n, feeds, sinks, config);
+        let started = started.map(|mut started| {
+            self.submit(encoder, &mut started);
+            started
+        });
+        // Popped before the first await: a scope belongs to its thread.
+        let error = scope.pop();
+        let mut started = started?;
+        if let Some(error) = error.await {
+            return Err(BackendError::DispatchFailed {
+                reason: error.to_string(),
+            });
+        }
+        let mut stamps = [0u8; 16];
+        let mut targets =
+            crate::readback::targets(&started.checkout.plan, sinks, config.profile, &mut stamps);
+        crate::readback::map_and_copy_async(gpu, &started.checkout.plan.map_slots, &mut targets)
+            .await?;
+        drop(targets);
+        started.report.submissions = 1;
+        Ok(started.succeeded(gpu, config.profile, &stamps))
+    }
+
+    /// Record a run into the caller's `encoder` instead of submitting it: for
+    /// a graph inside an application's frame. Inputs are uploaded through
+    /// the queue (they land before the next submission of any encoder);
+    /// nothing is submitted and nothing waits.
+    ///
+    /// Submit the encoder, then hand the submission to
+    /// [`RecordedRun::read`] (host outputs, blocking),
+    /// [`RecordedRun::read_async`], or [`RecordedRun::finish`] (resident
+    /// outputs only). Until then the run's launch plan stays reserved for
+    /// it; a `RecordedRun` dropped unfinished releases its plan without
+    /// reusing it. A cached plan makes recording allocate nothing: no
+    /// buffer, no bind group.
+    ///
+    /// ```no_run
+    /// # fn f(gpu: &vyre_graph::Gpu, graph: &vyre_graph::Graph, x: &vyre_graph::GpuBufferHandle, y: &vyre_graph::GpuBufferHandle) -> vyre_graph::Result<()> {
+    /// use vyre_graph::{DispatchConfig, Feed, Sink};
+    /// let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    /// let recorded = graph.record(&mut encoder, 1000, &[Feed::Device(x)], &[Sink::Device(y)], &DispatchConfig::default())?;
+    /// // ... the application records its own passes that read `y` ...
+    /// let submission = gpu.queue().submit([encoder.finish()]);
+    /// let report = recorded.finish(&submission);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As the checks of [`Graph::run`], before anything is recorded; a
+    /// device error while recording is [`BackendError::DispatchFailed`].
+    pub fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        n: u64,
+        feeds: &[Feed<'_>],
+        sinks: &[Sink<'_>],
+        config: &DispatchConfig,
+    ) -> Result<RecordedRun<'_>> {
+        let scope = self
+            .gpu
+            .device()
+            .push_error_scope(wgpu::ErrorFilter::Validation);
+        let started = self.start(encoder, n, feeds, sinks, config);
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(BackendError::DispatchFailed {
+                reason: error.to_string(),
+            });
+        }
+        let mut started = started?;
+        // The caller's command buffer names the plan's buffers: should this
+        // run be dropped unfinished, its plan must not destroy them.
+        started.checkout.plan.set_destroy_on_drop(false);
+        let host_sinks = sinks.iter().map(|s| matches!(s, Sink::Host(_))).collect();
+        Ok(RecordedRun {
+            started,
+            host_sinks,
+            profile: config.profile,
+            timeout: config.timeout,
+        })
+    }
+
+    fn encoder(&self, config: &DispatchConfig) -> wgpu::CommandEncoder {
+        let label = config.label.as_deref().unwrap_or(&self.program.spec.name);
+        self.gpu
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
+    }
+
+    /// Steps 1 to 4 of a run: check (the device, the inputs and outputs,
+    /// this run's grids), plan (the cached plan of `n`, or a new one, ours
+    /// until the run succeeds), bind (uploads and bind-group changes) and
+    /// encode into `encoder`.
+    fn start(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        n: u64,
+        feeds: &[Feed<'_>],
+        sinks: &[Sink<'_>],
+        config: &DispatchConfig,
+    ) -> Result<Started<'_>> {
         let (gpu, program) = (&self.gpu, &self.program);
-        // 1. Check: the device, the inputs and outputs, this run's grids.
         gpu.check_ready()?;
         program.check_io(gpu, n, feeds, sinks, config)?;
         let override_grids = self.override_grids(n, config)?;
-        // 2. Plan: the cached plan of `n`, or a new one (checked, then
-        // allocated). It is ours until the run succeeds.
-        let mut checkout = self.checkout(n, config)?;
-        let mut report = RunReport {
+        let checkout = self.checkout(n, config)?;
+        let report = RunReport {
             n,
             plan: checkout.plan.plan,
             cache_hit: checkout.cache_hit,
@@ -334,54 +513,41 @@ impl Graph {
             record_ns: 0,
             gpu_ns: None,
         };
+        let mut started = Started {
+            checkout,
+            report,
+            reads_back: false,
+        };
         if program.spec.nodes.is_empty() {
-            checkout.succeeded();
-            return Ok(report);
+            return Ok(started);
         }
-        // 3. Bind: uploads and bind-group changes, inside the run's error
-        // scope so that a device error is this run's error.
-        let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
-        let plan = &mut checkout.plan;
+        let plan = &mut started.checkout.plan;
         let copies = plan.bind_feeds(gpu, program, feeds);
         plan.timer(gpu, config.profile);
-        let plan = &checkout.plan;
-        // 4. Encode: one encoder, one pass.
+        let plan = &started.checkout.plan;
         let record_start = std::time::Instant::now();
-        let label = config.label.as_deref().unwrap_or(&program.spec.name);
-        let mut encoder = gpu
-            .device()
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
         let recording = Recording {
-            label,
+            label: config.label.as_deref().unwrap_or(&program.spec.name),
             grids: override_grids.as_deref().unwrap_or(&plan.grids),
             copies: &copies,
             sinks,
             timer: plan.timer.as_ref().filter(|_| config.profile),
         };
-        let reads_back = crate::record::encode(&mut encoder, program, plan, &recording);
+        started.reads_back = crate::record::encode(encoder, program, plan, &recording);
+        started.report.record_ns =
+            u64::try_from(record_start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        Ok(started)
+    }
+
+    /// Step 5: finish the encoder and submit it, once.
+    fn submit(
+        &self,
+        encoder: wgpu::CommandEncoder,
+        started: &mut Started<'_>,
+    ) -> wgpu::SubmissionIndex {
         let command = encoder.finish();
-        report.record_ns = u64::try_from(record_start.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        // 5. Submit once.
-        let submission = gpu.submit(command);
-        report.submissions = 1;
-        if let Some(error) = pollster::block_on(scope.pop()) {
-            return Err(BackendError::DispatchFailed {
-                reason: error.to_string(),
-            });
-        }
-        // 6. Read back, after one wait.
-        if reads_back || recording.timer.is_some() {
-            report.gpu_ns = crate::readback::collect(
-                gpu,
-                plan,
-                sinks,
-                config.profile,
-                submission,
-                config.timeout,
-            )?;
-        }
-        checkout.succeeded();
-        Ok(report)
+        started.report.submissions = 1;
+        self.gpu.submit(command)
     }
 
     /// Check problem size `n` against every limit a run would check before
@@ -496,6 +662,168 @@ impl Graph {
     #[must_use]
     pub fn cached_plans(&self) -> usize {
         self.lock_cache().len()
+    }
+}
+
+/// A run that has been recorded: its plan, its report so far.
+struct Started<'g> {
+    checkout: Checkout<'g>,
+    report: RunReport,
+    reads_back: bool,
+}
+
+impl Started<'_> {
+    /// The run succeeded: its plan goes back to the cache.
+    fn succeeded(mut self, gpu: &Gpu, profiled: bool, stamps: &[u8; 16]) -> RunReport {
+        self.checkout.plan.set_destroy_on_drop(true);
+        let mut report = self.report;
+        if profiled && self.checkout.plan.timer.is_some() {
+            report.gpu_ns = Some(crate::readback::gpu_ns(gpu, stamps));
+        }
+        self.checkout.succeeded();
+        report
+    }
+}
+
+/// A run recorded into the caller's encoder by [`Graph::record`], waiting
+/// for the caller to submit it.
+#[must_use = "a recorded run keeps its launch plan until it is read or finished"]
+pub struct RecordedRun<'g> {
+    started: Started<'g>,
+    /// Which outputs were recorded as host sinks.
+    host_sinks: SmallVec<[bool; 4]>,
+    profile: bool,
+    timeout: Option<std::time::Duration>,
+}
+
+impl std::fmt::Debug for RecordedRun<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordedRun")
+            .field("report", &self.started.report)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RecordedRun<'_> {
+    /// The run's report so far (plan, cache hit, recording time).
+    #[must_use]
+    pub fn report(&self) -> &RunReport {
+        &self.started.report
+    }
+
+    /// Whether the run reads outputs back to the host (then call
+    /// [`RecordedRun::read`] or [`RecordedRun::read_async`]).
+    #[must_use]
+    pub fn reads_back(&self) -> bool {
+        self.started.reads_back
+    }
+
+    /// After the caller submitted the encoder (`submission`), wait for it
+    /// and copy the host outputs into `sinks` (the same sinks, in the same
+    /// order, as [`Graph::record`] got; `Sink::Host` slices receive data).
+    ///
+    /// # Errors
+    /// [`BackendError::OutputCountMismatch`] or
+    /// [`BackendError::LengthMismatch`] when `sinks` differ from the
+    /// recorded ones, [`BackendError::Timeout`],
+    /// [`BackendError::ReadbackFailed`].
+    pub fn read(
+        self,
+        submission: wgpu::SubmissionIndex,
+        sinks: &mut [Sink<'_>],
+    ) -> Result<RunReport> {
+        let graph = self.started.checkout.graph;
+        self.check_same_sinks(sinks)?;
+        let mut stamps = [0u8; 16];
+        let mut targets = crate::readback::targets(
+            &self.started.checkout.plan,
+            sinks,
+            self.profile,
+            &mut stamps,
+        );
+        crate::readback::map_and_copy(
+            &graph.gpu,
+            &self.started.checkout.plan.map_slots,
+            Some(submission),
+            self.timeout,
+            &mut targets,
+        )?;
+        drop(targets);
+        Ok(self.started.succeeded(&graph.gpu, self.profile, &stamps))
+    }
+
+    /// As [`RecordedRun::read`], as a future that never blocks.
+    ///
+    /// # Errors
+    /// As [`RecordedRun::read`].
+    pub async fn read_async(self, sinks: &mut [Sink<'_>]) -> Result<RunReport> {
+        let graph = self.started.checkout.graph;
+        self.check_same_sinks(sinks)?;
+        let mut stamps = [0u8; 16];
+        let mut targets = crate::readback::targets(
+            &self.started.checkout.plan,
+            sinks,
+            self.profile,
+            &mut stamps,
+        );
+        crate::readback::map_and_copy_async(
+            &graph.gpu,
+            &self.started.checkout.plan.map_slots,
+            &mut targets,
+        )
+        .await?;
+        drop(targets);
+        Ok(self.started.succeeded(&graph.gpu, self.profile, &stamps))
+    }
+
+    /// The sinks given to `read` must be those given to `record`: a host
+    /// slice where a host sink was recorded, of the same length.
+    fn check_same_sinks(&self, sinks: &[Sink<'_>]) -> Result<()> {
+        let program = &self.started.checkout.graph.program;
+        let n = self.started.report.n;
+        if sinks.len() != self.host_sinks.len() {
+            return Err(BackendError::OutputCountMismatch {
+                graph: program.spec.name.to_string(),
+                expected: self.host_sinks.len(),
+                given: sinks.len(),
+                names: program.names(&program.host_outputs),
+            });
+        }
+        for ((sink, &host), &b) in sinks
+            .iter()
+            .zip(&self.host_sinks)
+            .zip(&program.host_outputs)
+        {
+            let spec = &program.spec.buffers[b];
+            match sink {
+                Sink::Host(dst) if host => {
+                    if dst.len() as u64 != spec.bytes(n) {
+                        return Err(BackendError::LengthMismatch {
+                            buffer: spec.name.to_string(),
+                            n,
+                            expected: spec.bytes(n),
+                            actual: dst.len() as u64,
+                        });
+                    }
+                }
+                Sink::Host(_) => {
+                    return Err(BackendError::SinkMismatch {
+                        buffer: spec.name.to_string(),
+                    });
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The caller submitted the encoder (`submission`) and reads nothing
+    /// back (resident outputs only): the plan goes back to the cache for
+    /// the next run, which the queue orders after this one. Nothing waits.
+    pub fn finish(self, submission: &wgpu::SubmissionIndex) -> RunReport {
+        let _ = submission;
+        let graph = self.started.checkout.graph;
+        self.started.succeeded(&graph.gpu, false, &[0; 16])
     }
 }
 

@@ -23,6 +23,9 @@ use crate::spec::{BufferClass, DispatchSize, GridFold};
 pub(crate) struct LaunchPlan {
     /// The device, to free the plan's buffers when it is dropped.
     gpu: Gpu,
+    /// Whether dropping the plan destroys its buffers at once (not while a
+    /// caller's command buffer that names them may still be submitted).
+    destroy_on_drop: bool,
     pub(crate) plan: BatchDispatchPlan,
     /// Workgroup grid of each node.
     pub(crate) grids: Vec<[u32; 3]>,
@@ -48,12 +51,14 @@ pub(crate) struct LaunchPlan {
 impl Drop for LaunchPlan {
     fn drop(&mut self) {
         // Free device memory now rather than when wgpu gets round to it.
-        for b in self.slots.iter().chain(&self.readback) {
-            self.gpu.free_buffer(b);
-        }
-        if let Some(t) = &self.timer {
-            self.gpu.free_buffer(&t.resolve);
-            self.gpu.free_buffer(&t.read);
+        let timer = self.timer.iter().flat_map(|t| [&t.resolve, &t.read]);
+        for b in self.slots.iter().chain(&self.readback).chain(timer) {
+            if self.destroy_on_drop {
+                self.gpu.free_buffer(b);
+            } else {
+                // wgpu frees it once nothing refers to it any more.
+                self.gpu.forget_buffer(b);
+            }
         }
     }
 }
@@ -347,6 +352,7 @@ impl LaunchPlan {
             .collect();
         let mut plan = LaunchPlan {
             gpu: gpu.clone(),
+            destroy_on_drop: true,
             plan,
             grids: sizing.grids,
             bytes: sizing.bytes,
@@ -361,6 +367,10 @@ impl LaunchPlan {
             .map(|node| plan.make_bind_groups(gpu, program, node))
             .collect();
         plan
+    }
+
+    pub(crate) fn set_destroy_on_drop(&mut self, destroy: bool) {
+        self.destroy_on_drop = destroy;
     }
 
     /// The device buffer graph buffer `b` lives in for this run.

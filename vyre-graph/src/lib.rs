@@ -81,7 +81,7 @@ pub use describe::Description;
 pub use dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
 pub use error::{BackendError, DRIVER_SETUP_HINT, Result};
 pub use gpu::{AdapterSummary, Gpu, GpuCounters, GpuOptions};
-pub use graph::{Graph, RunReport};
+pub use graph::{Graph, RecordedRun, RunReport};
 pub use pipeline::WgpuPipeline;
 pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
 pub use resource::{Feed, GpuBufferHandle, GpuResource, Input, Sink};
@@ -97,10 +97,11 @@ pub mod __private {
     pub use crate::spec::*;
     pub use crate::{
         BackendError, Description, DispatchConfig, Feed, Gpu, GpuBufferHandle, Graph, Input,
-        RunReport, Sink,
+        RecordedRun, RunReport, Sink,
     };
     pub use bytemuck;
     pub use std::borrow::Cow;
+    pub use wgpu;
 
     /// The element type of an output in the placeholder `graph!` emits
     /// beside its errors, when no kernel could say the real one.

@@ -1,8 +1,12 @@
 //! Mapping readback buffers: every buffer of a run is mapped after a single
-//! wait, copied out, and unmapped.
+//! wait (or, for an async run, a single future), copied out, and unmapped.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
 
 use smallvec::SmallVec;
 
@@ -23,6 +27,8 @@ pub(crate) struct MapSlots {
     slots: Box<[AtomicU8]>,
     /// The first mapping error's text (only written on failure).
     error: Mutex<Option<String>>,
+    /// The task of an async run waiting for the mappings.
+    waker: Mutex<Option<Waker>>,
 }
 
 impl MapSlots {
@@ -31,63 +37,121 @@ impl MapSlots {
         Arc::new(MapSlots {
             slots: (0..count).map(|_| AtomicU8::new(PENDING)).collect(),
             error: Mutex::new(None),
+            waker: Mutex::new(None),
         })
     }
-}
 
-/// Wait for `submission`, then copy every host output of the run out of the
-/// plan's readback buffers (and the pass's timestamps, when `profiling`).
-/// Returns the pass's GPU nanoseconds when profiled.
-pub(crate) fn collect(
-    gpu: &Gpu,
-    plan: &LaunchPlan,
-    sinks: &mut [Sink<'_>],
-    profiling: bool,
-    submission: wgpu::SubmissionIndex,
-    timeout: Option<std::time::Duration>,
-) -> Result<Option<u64>> {
-    let timer = plan.timer.as_ref().filter(|_| profiling);
-    let mut stamps = [0u8; 16];
-    let mut targets: SmallVec<[(&wgpu::Buffer, &mut [u8]); 4]> = SmallVec::new();
-    for (k, sink) in sinks.iter_mut().enumerate() {
-        if let Sink::Host(dst) = sink {
-            targets.push((&plan.readback[k], &mut **dst));
+    fn wake(&self) {
+        let waker = self
+            .waker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(waker) = waker {
+            waker.wake();
         }
     }
-    if let Some(t) = timer {
-        targets.push((&t.read, &mut stamps[..]));
-    }
-    map_and_copy(
-        gpu,
-        &plan.map_slots,
-        Some(submission),
-        timeout,
-        &mut targets,
-    )?;
-    drop(targets);
-    Ok(timer.map(|_| {
-        let [begin, end]: [u64; 2] = bytemuck::pod_read_unaligned(&stamps);
-        let period = f64::from(gpu.queue().get_timestamp_period());
-        (end.saturating_sub(begin) as f64 * period) as u64
-    }))
 }
 
-/// Map the first `dst.len()` bytes of each staging buffer after
-/// `submission` completes, copy them into `dst`, and unmap. One wait for all.
-/// `slots` must have room for every target.
+/// What a run reads back: each host sink's readback buffer, and the pass's
+/// timestamps when it profiles.
+pub(crate) struct Targets<'a> {
+    list: SmallVec<[(&'a wgpu::Buffer, &'a mut [u8]); 4]>,
+}
+
+/// The targets of a run of `plan` into `sinks`; `stamps` receives the
+/// timestamps when `profiling`.
+pub(crate) fn targets<'a>(
+    plan: &'a LaunchPlan,
+    sinks: &'a mut [Sink<'_>],
+    profiling: bool,
+    stamps: &'a mut [u8; 16],
+) -> Targets<'a> {
+    let mut list: SmallVec<[(&wgpu::Buffer, &mut [u8]); 4]> = SmallVec::new();
+    for (k, sink) in sinks.iter_mut().enumerate() {
+        if let Sink::Host(dst) = sink {
+            list.push((&plan.readback[k], &mut **dst));
+        }
+    }
+    if let Some(t) = plan.timer.as_ref().filter(|_| profiling) {
+        list.push((&t.read, &mut stamps[..]));
+    }
+    Targets { list }
+}
+
+impl<'a> Targets<'a> {
+    /// One staging buffer into `dst`.
+    pub(crate) fn one(buffer: &'a wgpu::Buffer, dst: &'a mut [u8]) -> Self {
+        let mut list = SmallVec::new();
+        list.push((buffer, dst));
+        Targets { list }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+}
+
+/// The pass's GPU time from the timestamps read back into `stamps`.
+pub(crate) fn gpu_ns(gpu: &Gpu, stamps: &[u8; 16]) -> u64 {
+    let [begin, end]: [u64; 2] = bytemuck::pod_read_unaligned(stamps);
+    let period = f64::from(gpu.queue().get_timestamp_period());
+    (end.saturating_sub(begin) as f64 * period) as u64
+}
+
+/// Map the first `dst.len()` bytes of each target after `submission`
+/// completes, copy them into `dst`, and unmap. One wait for all.
 pub(crate) fn map_and_copy(
     gpu: &Gpu,
     slots: &Arc<MapSlots>,
     submission: Option<wgpu::SubmissionIndex>,
-    timeout: Option<std::time::Duration>,
-    targets: &mut [(&wgpu::Buffer, &mut [u8])],
+    timeout: Option<Duration>,
+    targets: &mut Targets<'_>,
 ) -> Result<()> {
     if targets.is_empty() {
         return Ok(());
     }
+    request(slots, &targets.list)?;
+    gpu.wait(submission, timeout)?;
+    // Another thread's poll may have taken this run's map completions and
+    // be about to call their callbacks: give it the time to.
+    let deadline = Instant::now() + timeout.unwrap_or(Duration::from_secs(60));
+    while pending(slots, targets.list.len()) && Instant::now() < deadline {
+        gpu.poll_once();
+        std::thread::yield_now();
+    }
+    finish(gpu, slots, targets)
+}
+
+/// As [`map_and_copy`] for an async run: resolves when every mapping has
+/// reported, never blocking the thread. On native backends the device is
+/// polled by [`Gpu`]'s poller thread while the future waits; in a browser
+/// the event loop delivers the callbacks.
+pub(crate) async fn map_and_copy_async(
+    gpu: &Gpu,
+    slots: &Arc<MapSlots>,
+    targets: &mut Targets<'_>,
+) -> Result<()> {
+    if targets.is_empty() {
+        return Ok(());
+    }
+    request(slots, &targets.list)?;
+    MapWait {
+        gpu,
+        slots,
+        count: targets.list.len(),
+        _in_flight: gpu.begin_async(),
+    }
+    .await;
+    finish(gpu, slots, targets)
+}
+
+/// Reset the slots and ask wgpu to map every target.
+fn request(slots: &Arc<MapSlots>, targets: &[(&wgpu::Buffer, &mut [u8])]) -> Result<()> {
     if slots.slots.len() < targets.len() {
         return Err(BackendError::ReadbackFailed {
-            reason: "more readback buffers than map slots; please report this".into(),
+            reason: "more readback buffers than map slots; this is a bug in vyre, please report it"
+                .into(),
         });
     }
     for slot in slots.slots.iter() {
@@ -101,44 +165,49 @@ pub(crate) fn map_and_copy(
                 let state = match r {
                     Ok(()) => MAPPED,
                     Err(e) => {
-                        if let Ok(mut error) = slots.error.lock() {
-                            error.get_or_insert_with(|| e.to_string());
-                        }
+                        slots
+                            .error
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .get_or_insert_with(|| e.to_string());
                         FAILED
                     }
                 };
                 if let Some(slot) = slots.slots.get(i) {
                     slot.store(state, Ordering::Release);
                 }
+                slots.wake();
             });
     }
-    gpu.wait(submission, timeout)?;
-    let states = || {
-        slots.slots[..targets.len()]
-            .iter()
-            .map(|s| s.load(Ordering::Acquire))
-    };
-    // Another thread's poll may have taken this run's map completions and
-    // be about to call their callbacks: give it the time to.
-    let deadline =
-        std::time::Instant::now() + timeout.unwrap_or(std::time::Duration::from_secs(60));
-    while states().any(|s| s == PENDING) && std::time::Instant::now() < deadline {
-        gpu.poll_once();
-        std::thread::yield_now();
-    }
-    if states().any(|s| s != MAPPED) {
-        // Leave no buffer mapped, so the next run can map it again.
-        for ((buffer, _), state) in targets.iter().zip(states()) {
+    Ok(())
+}
+
+fn states(slots: &MapSlots, count: usize) -> impl Iterator<Item = u8> + '_ {
+    slots.slots[..count]
+        .iter()
+        .map(|s| s.load(Ordering::Acquire))
+}
+
+fn pending(slots: &MapSlots, count: usize) -> bool {
+    states(slots, count).any(|s| s == PENDING)
+}
+
+/// Copy every mapped target out and unmap it; on any failure, unmap what
+/// was mapped (so the next run can map it again) and report.
+fn finish(gpu: &Gpu, slots: &MapSlots, targets: &mut Targets<'_>) -> Result<()> {
+    let count = targets.list.len();
+    if states(slots, count).any(|s| s != MAPPED) {
+        for ((buffer, _), state) in targets.list.iter().zip(states(slots, count)) {
             if state == MAPPED {
                 buffer.unmap();
             }
         }
-        let reason = if states().any(|s| s == FAILED) {
+        let reason = if states(slots, count).any(|s| s == FAILED) {
             slots
                 .error
                 .lock()
-                .ok()
-                .and_then(|mut e| e.take())
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
                 .unwrap_or_else(|| "mapping a readback buffer failed".into())
         } else {
             "the buffer was not mapped after the wait".into()
@@ -146,7 +215,7 @@ pub(crate) fn map_and_copy(
         return Err(BackendError::ReadbackFailed { reason });
     }
     let mut total = 0u64;
-    for (buffer, dst) in targets.iter_mut() {
+    for (buffer, dst) in targets.list.iter_mut() {
         {
             let view = buffer
                 .slice(..map_len(dst.len()))
@@ -161,6 +230,37 @@ pub(crate) fn map_and_copy(
     }
     gpu.count_read_back(total);
     Ok(())
+}
+
+/// Resolves when every slot has reported.
+struct MapWait<'a> {
+    gpu: &'a Gpu,
+    slots: &'a MapSlots,
+    count: usize,
+    _in_flight: crate::gpu::InFlight,
+}
+
+impl Future for MapWait<'_> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if !pending(self.slots, self.count) {
+            return Poll::Ready(());
+        }
+        // Register before the last look, so that a callback between the
+        // look and the registration still wakes us.
+        *self
+            .slots
+            .waker
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(cx.waker().clone());
+        self.gpu.poll_once();
+        if pending(self.slots, self.count) {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    }
 }
 
 /// Mapped ranges must be a multiple of 4 bytes.

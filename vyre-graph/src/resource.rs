@@ -67,6 +67,15 @@ impl GpuBufferHandle {
     /// # Errors
     /// [`BackendError::BufferTooLarge`] over the device's buffer limit.
     pub fn zeroed(gpu: &Gpu, size: u64) -> Result<Self> {
+        Self::zeroed_with_usage(gpu, size, wgpu::BufferUsages::empty())
+    }
+
+    /// As [`GpuBufferHandle::zeroed`], with `usage` added to
+    /// `STORAGE | COPY_SRC | COPY_DST` (e.g. `VERTEX` to draw from it).
+    ///
+    /// # Errors
+    /// As [`GpuBufferHandle::zeroed`].
+    pub fn zeroed_with_usage(gpu: &Gpu, size: u64, usage: wgpu::BufferUsages) -> Result<Self> {
         let size = size.max(4).next_multiple_of(4);
         let max = gpu.limits().max_buffer_size;
         if size > max {
@@ -81,7 +90,8 @@ impl GpuBufferHandle {
             size,
             usage: wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
+                | wgpu::BufferUsages::COPY_DST
+                | usage,
             mapped_at_creation: false,
         });
         Ok(GpuBufferHandle {
@@ -117,10 +127,13 @@ impl GpuBufferHandle {
     /// # Ok(()) }
     /// ```
     ///
+    /// The buffer must come from `gpu`'s device: wgpu offers no way to check
+    /// that (a buffer of another device is a wgpu validation error at the
+    /// first run; one of another wgpu `Instance` can make wgpu itself panic).
+    ///
     /// # Errors
     /// [`BackendError::InvalidHandle`] when the buffer's size is not a
-    /// multiple of 4 bytes, it has neither `STORAGE` nor a copy usage, or
-    /// it belongs to another device.
+    /// multiple of 4 bytes or it has neither `STORAGE` nor a copy usage.
     pub fn from_wgpu(gpu: &Gpu, buffer: wgpu::Buffer) -> Result<Self> {
         let invalid = |reason: String| BackendError::InvalidHandle {
             buffer: "imported buffer".to_string(),
@@ -137,14 +150,9 @@ impl GpuBufferHandle {
             | wgpu::BufferUsages::COPY_DST;
         if !buffer.usage().intersects(usable) {
             return Err(invalid(format!(
-                "its usage {:?} has none of STORAGE, COPY_SRC, COPY_DST, so no graph can read or write it; add STORAGE (and COPY_DST to receive outputs)",
-                buffer.usage()
+                "its usage {} has none of STORAGE, COPY_SRC, COPY_DST, so no graph can read or write it; add STORAGE (and COPY_DST to receive outputs)",
+                usage_names(buffer.usage())
             )));
-        }
-        if buffer.usage().contains(wgpu::BufferUsages::STORAGE) && !same_device(gpu, &buffer) {
-            return Err(invalid(
-                "it was created on another device; import buffers into the Gpu that adopted their device (`Gpu::from_wgpu`)".into(),
-            ));
         }
         Ok(GpuBufferHandle {
             inner: Arc::new(HandleInner {
@@ -228,9 +236,9 @@ impl GpuBufferHandle {
             buffer: buffer.to_string(),
             reason,
         };
-        if self.inner.gpu.device() != gpu.device() {
+        if self.gpu_id() != gpu.id() {
             return Err(invalid(format!(
-                "it belongs to another device (gpu {}, this is gpu {}); pass buffers made on the graph's device",
+                "it belongs to another Gpu (gpu {}, this is gpu {}); make or import it with the graph's Gpu (clones of a Gpu share handles)",
                 self.gpu_id(),
                 gpu.id()
             )));
@@ -238,7 +246,10 @@ impl GpuBufferHandle {
         let has = self.inner.buffer.usage();
         if !has.contains(usage) {
             return Err(invalid(format!(
-                "its wgpu buffer has usage {has:?}, which lacks {usage:?} (this run binds or copies it that way); create it with `{usage:?}` added"
+                "its wgpu buffer has usage {}, which lacks {} (this run binds or copies it that way); create it with `BufferUsages::{}` added",
+                usage_names(has),
+                usage_names(usage),
+                usage_names(usage)
             )));
         }
         if self.is_released() {
@@ -281,7 +292,7 @@ impl GpuBufferHandle {
             &crate::readback::MapSlots::new(1),
             Some(index),
             None,
-            &mut [(&staging, &mut out[..])],
+            &mut crate::readback::Targets::one(&staging, &mut out[..]),
         );
         gpu.free_buffer(&staging);
         read.map(|()| out)
@@ -418,34 +429,14 @@ impl<'a, T: Pod> From<&'a GpuBufferHandle> for Input<'a, T> {
     }
 }
 
-/// Whether `buffer` belongs to `gpu`'s device: wgpu has no accessor for a
-/// buffer's device, so bind it in a throwaway bind group inside an error
-/// scope (wgpu checks the device there).
-fn same_device(gpu: &Gpu, buffer: &wgpu::Buffer) -> bool {
-    let device = gpu.device();
-    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("vyre import check"),
-        entries: &[wgpu::BindGroupLayoutEntry {
-            binding: 0,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: true },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        }],
-    });
-    drop(device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("vyre import check"),
-        layout: &layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: buffer.as_entire_binding(),
-        }],
-    }));
-    pollster::block_on(scope.pop()).is_none()
+/// `STORAGE | COPY_DST`, as written in code.
+fn usage_names(usage: wgpu::BufferUsages) -> String {
+    let names: Vec<&str> = usage.iter_names().map(|(name, _)| name).collect();
+    if names.is_empty() {
+        "(none)".into()
+    } else {
+        names.join(" | ")
+    }
 }
 
 /// Buffer sizes are whole 4-byte words, at least one.

@@ -260,7 +260,8 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
     let problem_size = match a.problem_size {
         ProblemSize::Infer => quote!(let n: u64 = self.graph.infer_problem_size(__vyre_feeds)?;),
         ProblemSize::Param => quote!(),
-        ProblemSize::Unused => quote!(let n: u64 = 0;),
+        // No size depends on n: any positive n gives the same plan.
+        ProblemSize::Unused => quote!(let n: u64 = 1;),
     };
     let out_fields = outputs.iter().map(|(_, b)| {
         let ident = &b.name;
@@ -273,24 +274,26 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
         let doc = format!("The device buffer of {}.", element_doc(b));
         quote!(#[doc = #doc] pub #ident: #p::GpuBufferHandle)
     });
-    let host_resizes = outputs.iter().map(|(i, b)| {
-        let ident = &b.name;
-        let index = Literal::usize_suffixed(*i);
-        let bname = ident.to_string();
-        quote!(#p::resize_vec(&mut outputs.#ident, self.graph.buffer_len(#index, n)?, #bname)?;)
-    });
-    let host_sinks = outputs.iter().map(|(_, b)| {
-        let ident = &b.name;
-        quote!(#p::Sink::Host(#p::bytemuck::cast_slice_mut(outputs.#ident.as_mut_slice())))
-    });
+    let host_resizes: Vec<TokenStream> = outputs
+        .iter()
+        .map(|(i, b)| {
+            let ident = &b.name;
+            let index = Literal::usize_suffixed(*i);
+            let bname = ident.to_string();
+            quote!(#p::resize_vec(&mut outputs.#ident, self.graph.buffer_len(#index, n)?, #bname)?;)
+        })
+        .collect();
+    let host_sinks: Vec<TokenStream> = outputs
+        .iter()
+        .map(|(_, b)| {
+            let ident = &b.name;
+            quote!(#p::Sink::Host(#p::bytemuck::cast_slice_mut(outputs.#ident.as_mut_slice())))
+        })
+        .collect();
     let device_allocs = outputs.iter().map(|(i, b)| {
         let ident = &b.name;
         let index = Literal::usize_suffixed(*i);
-        quote!(let #ident = self.graph.create_buffer(#index, n)?;)
-    });
-    let device_sinks = outputs.iter().map(|(_, b)| {
-        let ident = &b.name;
-        quote!(#p::Sink::Device(&#ident))
+        quote!(let #ident = self.graph.create_resident(#index, n, config)?;)
     });
     let out_names: Vec<&Ident> = outputs.iter().map(|(_, b)| &b.name).collect();
     let spec = spec(a);
@@ -400,13 +403,57 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             ///
             /// As [`Self::run`].
             pub fn run_resident #lifetime (&self, #n_param #(#params),*) -> ::core::result::Result<#resident_name, #p::BackendError> {
+                self.run_resident_with(&<#p::DispatchConfig as ::core::default::Default>::default(), #n_arg #(#args),*)
+            }
+
+            /// Like [`Self::run_resident`], with an explicit dispatch configuration (its `resident_usage` is added to the outputs' buffers, e.g. `VERTEX` to draw from them).
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::run`].
+            pub fn run_resident_with #lifetime (&self, config: &#p::DispatchConfig, #n_param #(#params),*) -> ::core::result::Result<#resident_name, #p::BackendError> {
                 #feeds
                 #problem_size
-                let __vyre_config = <#p::DispatchConfig as ::core::default::Default>::default();
-                self.graph.check_problem_size(n, &__vyre_config)?;
+                let outputs = self.resident_outputs(config, n)?;
+                self.graph.run(n, __vyre_feeds, &mut [#(#p::Sink::Device(&outputs.#out_names)),*], config)?;
+                ::core::result::Result::Ok(outputs)
+            }
+
+            /// Device buffers for every output at problem size `n` (with `config.resident_usage` added), to record runs into with [`Self::record`].
+            ///
+            /// # Errors
+            ///
+            /// When a size exceeds a device limit.
+            pub fn resident_outputs(&self, config: &#p::DispatchConfig, n: u64) -> ::core::result::Result<#resident_name, #p::BackendError> {
+                self.graph.check_problem_size(n, config)?;
                 #(#device_allocs)*
-                self.graph.run(n, __vyre_feeds, &mut [#(#device_sinks),*], &__vyre_config)?;
                 ::core::result::Result::Ok(#resident_name { #(#out_names),* })
+            }
+
+            /// Records a run into the caller's `encoder` (for a graph inside an application's frame): the outputs are written into `outputs`' buffers, nothing is submitted. Submit the encoder, then call `finish(&submission)` on the returned run (see [`vyre_graph::Graph::record`]).
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::run`], before anything is recorded.
+            pub fn record #lifetime (&self, encoder: &mut #p::wgpu::CommandEncoder, config: &#p::DispatchConfig, outputs: &#resident_name, #n_param #(#params),*) -> ::core::result::Result<#p::RecordedRun<'_>, #p::BackendError> {
+                #feeds
+                #problem_size
+                self.graph.record(encoder, n, __vyre_feeds, &[#(#p::Sink::Device(&outputs.#out_names)),*], config)
+            }
+
+            /// Like [`Self::run_with`], as a future that never blocks the thread (see [`vyre_graph::Graph::run_async`]): any executor drives it, and several runs may be in flight on one device.
+            ///
+            /// # Errors
+            ///
+            /// As [`Self::run`].
+            pub async fn run_async #lifetime (&self, config: &#p::DispatchConfig, #n_param #(#params),*) -> ::core::result::Result<#outputs_name, #p::BackendError> {
+                let mut outputs = <#outputs_name as ::core::default::Default>::default();
+                #feeds
+                #problem_size
+                self.graph.check_problem_size(n, config)?;
+                #(#host_resizes)*
+                self.graph.run_async(n, __vyre_feeds, &mut [#(#host_sinks),*], config).await?;
+                ::core::result::Result::Ok(outputs)
             }
 
             /// The runtime graph.

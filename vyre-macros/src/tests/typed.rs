@@ -131,7 +131,7 @@ fn run_signatures_follow_the_host_buffers() {
         out.contains("self . graph . buffer_len (4usize , n)"),
         "{out}"
     );
-    assert!(out.contains("Sink :: Device (& out)"), "{out}");
+    assert!(out.contains("Sink :: Device (& outputs . out)"), "{out}");
 }
 
 #[test]
@@ -147,10 +147,10 @@ fn n_is_a_parameter_when_no_input_gives_it() {
     let out = assert_ok(src);
     assert!(out.contains("pub fn run (& self , n : u64 ,)"), "{out}");
     assert!(!out.contains("infer_problem_size"), "{out}");
-    // Nothing depends on n: no parameter, n = 0.
+    // Nothing depends on n: no parameter, n = 1 (0 is refused by the runtime).
     let out = assert_ok(&src.replace("n + 1", "16"));
     assert!(
-        out.contains("pub fn run (& self ,)") && out.contains("let n : u64 = 0 ;"),
+        out.contains("pub fn run (& self ,)") && out.contains("let n : u64 = 1 ;"),
         "{out}"
     );
     // An input of length n / 2 cannot give n.
