@@ -333,17 +333,47 @@ pub fn analyse(
                 );
             }
             if default_size_users.get(i).copied().unwrap_or(false)
-                && let Some(message) = workgroup_limit_problem(k.workgroup_size)
+                && let Ok(size) = k.workgroup_size
+                && let Some(message) = workgroup_limit_problem(size)
             {
                 diag.error(
                     decl.name.span(),
                     format!(
-                        "kernel `{}`: workgroup size {:?} {message}; {NATIVE_HINT}",
-                        decl.name, k.workgroup_size
+                        "kernel `{}`: workgroup size {size:?} {message}; {NATIVE_HINT}",
+                        decl.name
                     ),
                 );
             }
         }
+    }
+
+    // The spec holds every kernel's workgroup size. Where the defaults
+    // cannot give it, every node that runs the kernel carries its own size
+    // and the kernel takes its first node's; a kernel no node runs has
+    // nothing to take it from.
+    let mut kernel_sizes: Vec<[u32; 3]> = Vec::new();
+    for (i, (k, decl)) in kernels.iter().zip(&kernel_decls).enumerate() {
+        let Some(k) = k else { continue };
+        let size = match &k.workgroup_size {
+            Ok(size) => Some(*size),
+            Err(message) => {
+                let first = nodes
+                    .iter()
+                    .find(|n| n.kernel == i)
+                    .and_then(|n| n.workgroup_size);
+                if first.is_none() && !incomplete {
+                    diag.error(
+                        decl.name.span(),
+                        format!(
+                            "kernel `{}`: its workgroup size cannot be known at compile time: {message}; no node runs this kernel to give the value: give every override a default (`override NAME: u32 = 64;`) or remove the kernel",
+                            decl.name
+                        ),
+                    );
+                }
+                first
+            }
+        };
+        kernel_sizes.push(size.unwrap_or_default());
     }
 
     if incomplete || !diag.is_empty() {
@@ -451,11 +481,12 @@ pub fn analyse(
     let kernels = kernels
         .into_iter()
         .flatten()
-        .map(|k| KernelOut {
+        .zip(kernel_sizes)
+        .map(|(k, workgroup_size)| KernelOut {
             label: k.name.to_string(),
             source: k.source,
             entry_point: k.entry_point,
-            workgroup_size: k.workgroup_size,
+            workgroup_size,
             bindings: k.bindings,
         })
         .collect();
@@ -838,8 +869,8 @@ impl Ctx<'_> {
             );
         }
         // Overrides.
+        let before_overrides = diag.len();
         let mut overrides = Vec::new();
-        let mut values = Vec::new();
         for o in &decl.overrides {
             let Some(od) = kernel.override_named(&o.name.to_string()) else {
                 continue;
@@ -854,45 +885,58 @@ impl Ctx<'_> {
             match check_override_value(od, value) {
                 Ok(v) => {
                     overrides.push((od.key.clone(), v));
-                    values.push((od.name.clone(), v));
                 }
                 Err(message) => diag.error(o.value.span(), format!("{message}{in_iteration}")),
             }
         }
-        // Workgroup size.
+        // Workgroup size: naga evaluates the node's overrides the way wgpu
+        // will when it creates the pipeline; a size it cannot know is an
+        // error here, never a placeholder.
         let mut workgroup_size = None;
         let mut uses_default = true;
-        if kernel.size_from_overrides && !values.is_empty() {
-            match kernel.workgroup_size_with(&values) {
-                Some(size) if size.contains(&0) => {
-                    diag.error(decl.keyword.span(), format!("node `{label}`: workgroup size {size:?} has a zero dimension{in_iteration}"));
-                }
-                Some(size) => {
-                    if size != kernel.workgroup_size {
+        if kernel.size_from_overrides && diag.len() == before_overrides {
+            let size = match (&kernel.workgroup_size, overrides.is_empty()) {
+                (Ok(size), true) => Ok(*size),
+                _ => kernel.workgroup_size_with(&overrides),
+            };
+            let span = decl
+                .overrides
+                .first()
+                .map_or(decl.keyword.span(), |o| o.name.span());
+            match size {
+                Ok(size) => {
+                    if kernel.workgroup_size.as_ref().ok() != Some(&size) {
                         workgroup_size = Some(size);
                         uses_default = false;
                         if !self.native
                             && let Some(message) = workgroup_limit_problem(size)
                         {
-                            let span = decl.overrides.first().map_or(decl.keyword.span(), |o| o.name.span());
                             diag.error(span, format!("node `{label}`: workgroup size {size:?} {message}{in_iteration}; {NATIVE_HINT}"));
                         }
                     }
                 }
-                None => diag.error(
-                    decl.keyword.span(),
-                    format!("node `{label}`: cannot evaluate the workgroup size of kernel `{}` with these overrides{in_iteration}", kernel.name),
-                ),
+                Err(message) => {
+                    let set = if overrides.is_empty() {
+                        "its override defaults".to_owned()
+                    } else {
+                        format!(
+                            "`with {{ {} }}`",
+                            decl.overrides
+                                .iter()
+                                .map(|o| o.name.to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    };
+                    diag.error(
+                        span,
+                        format!(
+                            "node `{label}`: the workgroup size of kernel `{}` cannot be known with {set}{in_iteration}: {message}",
+                            kernel.name
+                        ),
+                    );
+                }
             }
-        }
-        if kernel.size_from_overrides && kernel.workgroup_size.contains(&0) && uses_default {
-            diag.error(
-                decl.keyword.span(),
-                format!(
-                    "node `{label}`: the workgroup size of kernel `{}` needs override values",
-                    kernel.name
-                ),
-            );
         }
         if diag.len() != before {
             return None;
