@@ -623,9 +623,13 @@ pub fn check_override_value(o: &OverrideDecl, value: crate::input::Value) -> Res
             Ok(v as f64)
         }
         (OverrideTy::I32, Value::Int(v)) => bad(&format!("{v} is out of range")),
-        (OverrideTy::U32 | OverrideTy::I32, Value::Float(_)) => bad("give an integer"),
+        (OverrideTy::U32 | OverrideTy::I32, Value::Float(_) | Value::Bool(_)) => {
+            bad("give an integer")
+        }
+        (OverrideTy::Bool, Value::Bool(b)) => Ok(u8::from(b).into()),
         (OverrideTy::Bool, Value::Int(v @ (0 | 1))) => Ok(v as f64),
-        (OverrideTy::Bool, _) => bad("give 0 (false) or 1 (true)"),
+        (OverrideTy::Bool, _) => bad("give `true` or `false` (or 1 or 0)"),
+        (OverrideTy::Float, Value::Bool(_)) => bad("give a number"),
         (OverrideTy::Float, v) => {
             let f = v.as_f64();
             if f.is_finite() && f.abs() <= f64::from(f32::MAX) {

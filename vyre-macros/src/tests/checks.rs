@@ -296,6 +296,10 @@ fn overrides_are_checked_per_node() {
         &["override `SHIFT` is u32; give an integer"],
     );
     assert_error(
+        &graph("node s = sort(src: a, dst: b) over n with { SHIFT = true };"),
+        &["override `SHIFT` is u32; give an integer"],
+    );
+    assert_error(
         &graph("repeat 3 as i { node s = sort(src: a, dst: b) over n with { SHIFT = 1 - i }; }"),
         &["-1 is out of range (in iteration i = 2)"],
     );
@@ -492,7 +496,7 @@ fn override_workgroup_sizes_are_evaluated_by_naga_per_node() {
     let out = assert_ok(&override_graph(
         select,
         "WG",
-        "node small = k(v: out) over n; node big = k(v: out) over n with { BIG = 1 };",
+        "node small = k(v: out) over n; node big = k(v: out) over n with { BIG = true };",
     ));
     assert_eq!(spec_sizes(&out), ["[64,1,1]", "None", "[256,1,1]"], "{out}");
     // Arithmetic on other overrides, per node and per iteration.
