@@ -171,6 +171,17 @@ pub fn analyse(
         }
     }
     let buffer_index = index_names(buffer_decls.iter().map(|b| &b.name), "buffer", diag);
+    for b in &buffer_decls {
+        if b.len.extent == Extent::constant(0) {
+            diag.error(
+                b.len.span,
+                format!(
+                    "buffer `{}` would always be empty: its length is always 0 elements; give it at least one (`{}[n]`, `{}[1]`) or remove it",
+                    b.name, b.name, b.name
+                ),
+            );
+        }
+    }
 
     // Node labels.
     let mut labels: HashMap<String, Span> = HashMap::new();
@@ -181,6 +192,7 @@ pub fn analyse(
             NodeItem::Repeat(r) => (r.nodes.iter().collect(), r.count),
         };
         for n in &decls {
+            check_node_size(n, native, diag);
             let label = n.label.as_ref().unwrap_or(&n.kernel);
             let span = label.span();
             if let Some(first) = labels.insert(label.to_string(), span) {
@@ -526,6 +538,64 @@ fn index_names<'a>(
         }
     }
     index
+}
+
+/// WebGPU's default `maxComputeWorkgroupsPerDimension`.
+const MAX_WORKGROUPS_PER_DIMENSION: u64 = 65_535;
+
+/// A node size that is constant zero never runs, and a grid dimension that
+/// is always over what a dispatch can count (or, without `limits native;`,
+/// over the WebGPU default limit) always fails: both are compile errors.
+fn check_node_size(decl: &NodeDecl, native: bool, diag: &mut Diagnostics) {
+    let label = decl.label.as_ref().unwrap_or(&decl.kernel);
+    match &decl.size {
+        SizeDecl::Over(e) => {
+            if e.extent == Extent::constant(0) {
+                diag.error(
+                    e.span,
+                    format!(
+                        "node `{label}` would never run: this size is always 0 invocations; give it at least one (`over n`, `over 1`) or remove the node"
+                    ),
+                );
+            }
+        }
+        SizeDecl::Grid(dims) => {
+            for (e, axis) in dims.iter().zip(["x", "y", "z"]) {
+                let extent = e.extent;
+                // The smallest value over every `n` (sizes never shrink as
+                // `n` grows).
+                let least = extent.add;
+                let (is, at_least) = if extent.depends_on_n() {
+                    ("is at least", format!("{least} workgroups for every `n`"))
+                } else {
+                    ("is", format!("{least} workgroups"))
+                };
+                if extent == Extent::constant(0) {
+                    diag.error(
+                        e.span,
+                        format!(
+                            "node `{label}` would never run: grid dimension {axis} is always 0 workgroups; every dimension needs at least 1 (write `1` for a dimension the kernel does not use) or remove the node"
+                        ),
+                    );
+                } else if least > u64::from(u32::MAX) {
+                    diag.error(
+                        e.span,
+                        format!(
+                            "node `{label}`: grid dimension {axis} {is} {at_least}, more than a dispatch can hold ({} per dimension, on any device); spread the work over the other dimensions",
+                            u32::MAX
+                        ),
+                    );
+                } else if !native && least > MAX_WORKGROUPS_PER_DIMENSION {
+                    diag.error(
+                        e.span,
+                        format!(
+                            "node `{label}`: grid dimension {axis} {is} {at_least}, over the WebGPU default limit maxComputeWorkgroupsPerDimension = {MAX_WORKGROUPS_PER_DIMENSION}; spread the work over the other dimensions, or {NATIVE_HINT}"
+                        ),
+                    );
+                }
+            }
+        }
+    }
 }
 
 fn workgroup_limit_problem(size: [u32; 3]) -> Option<String> {

@@ -585,3 +585,60 @@ fn override_workgroup_sizes_that_cannot_be_known_are_errors() {
         "{errs:#?}"
     );
 }
+
+#[test]
+fn sizes_that_never_run_or_always_overflow_are_errors() {
+    let g = |size: &str, extra: &str| {
+        format!(
+            "struct G; {extra} kernel k = \"@group(0) @binding(0) var<storage, read_write> v: array<u32>;
+             @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{ v[g.x] = 1u; }}\";
+             output out[n]; node k(v: out) {size};"
+        )
+    };
+    let never = "node `k` would never run: this size is always 0 invocations; give it at least one (`over n`, `over 1`) or remove the node";
+    for size in ["over 0", "over 0 * n", "over n * 0", "over (0 * n) / 4"] {
+        let errs = errors(&g(size, ""));
+        assert_eq!(errs, [never], "{size}");
+    }
+    let errs = errors(&g("grid [n / 4096, 0, 1]", ""));
+    assert_eq!(
+        errs,
+        [
+            "node `k` would never run: grid dimension y is always 0 workgroups; every dimension needs at least 1 (write `1` for a dimension the kernel does not use) or remove the node"
+        ]
+    );
+    assert_eq!(errors(&g("grid [0 * n, 1, 1]", "")).len(), 1);
+    let errs = errors(&g("grid [4294967296, n, 1]", "limits native;"));
+    assert_eq!(
+        errs,
+        [
+            "node `k`: grid dimension x is 4294967296 workgroups, more than a dispatch can hold (4294967295 per dimension, on any device); spread the work over the other dimensions"
+        ]
+    );
+    let errs = errors(&g("grid [1, n + 4294967296, 1]", ""));
+    assert!(errs.iter().any(|e| e.contains("grid dimension y is at least 4294967296 workgroups for every `n`")), "{errs:#?}");
+    let errs = errors(&g("grid [n, 1, 65536]", ""));
+    assert_eq!(
+        errs,
+        [
+            "node `k`: grid dimension z is 65536 workgroups, over the WebGPU default limit maxComputeWorkgroupsPerDimension = 65535; spread the work over the other dimensions, or write `limits native;` in graph! to check against the device's own limits at run time instead"
+        ]
+    );
+    // A device may allow more: only the dispatch's own bound under `limits native;`.
+    assert_ok(&g("grid [n, 1, 65536]", "limits native;"));
+    assert_ok(&g("grid [65535, 4294967295 / 65535, 1]", "limits native;"));
+    assert_ok(&g("grid [n / 4096, 65535, 1]", ""));
+    assert_ok(&g("over 1", ""));
+
+    // A buffer that is always empty.
+    let src = "struct G; kernel k = \"@group(0) @binding(0) var<storage, read_write> v: array<u32>;
+             @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) { v[g.x] = 1u; }\";
+             output out[0 * n]; node k(v: out) over n;";
+    let errs = errors(src);
+    assert_eq!(
+        errs,
+        [
+            "buffer `out` would always be empty: its length is always 0 elements; give it at least one (`out[n]`, `out[1]`) or remove it"
+        ]
+    );
+}
