@@ -374,10 +374,19 @@ pub fn analyse(
                     .find(|n| n.kernel == i)
                     .and_then(|n| n.workgroup_size);
                 if first.is_none() && !incomplete {
+                    let why = match k.overrides.iter().find(|o| !o.has_init) {
+                        Some(o) => format!(
+                            "override `{}` has no default; give it one (`override {} = ...;`) or remove the kernel",
+                            o.name, o.name
+                        ),
+                        None => {
+                            format!("{message}; fix its overrides' defaults or remove the kernel")
+                        }
+                    };
                     diag.error(
                         decl.name.span(),
                         format!(
-                            "kernel `{}`: its workgroup size cannot be known at compile time: {message}; no node runs this kernel to give the value: give every override a default (`override NAME: u32 = 64;`) or remove the kernel",
+                            "kernel `{}`: no node runs it, so its workgroup size cannot be known at compile time: {why}",
                             decl.name
                         ),
                     );
