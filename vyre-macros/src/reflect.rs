@@ -535,6 +535,12 @@ fn process(
     constants: &[(String, f64)],
 ) -> Result<Processed, String> {
     let table: naga::back::PipelineConstants = constants.iter().cloned().collect();
+    let name_of = |key: &str| {
+        overrides
+            .iter()
+            .find(|o| o.key == key)
+            .map_or_else(|| key.to_owned(), |o| o.name.clone())
+    };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         naga::back::pipeline_constants::process_overrides(
             module,
@@ -558,36 +564,42 @@ fn process(
             }
             (size, values)
         })
+        .map_err(|e| describe_error(e, &name_of))
     }));
-    let name_of = |key: &str| {
-        overrides
-            .iter()
-            .find(|o| o.key == key)
-            .map_or_else(|| key.to_owned(), |o| o.name.clone())
-    };
     match outcome {
-        Err(_) => Err("naga panicked while evaluating its `override`s (an internal error; please report it)".to_owned()),
-        Ok(Err(e)) => Err(match e {
-            PipelineConstantError::MissingValue(key) => {
-                let name = name_of(&key);
-                format!("override `{name}` has no value: it has no default and is not set")
-            }
-            PipelineConstantError::NegativeWorkgroupSize => {
-                "its workgroup size evaluates to zero or to a value that is not a `u32`; every dimension must be at least 1".to_owned()
-            }
-            PipelineConstantError::ConstantEvaluatorError(e) => {
-                format!("naga cannot evaluate its `override`s: {e}")
-            }
-            PipelineConstantError::ValidationError(e) => {
-                format!("with these `override` values it is not valid WGSL: {}", e.as_inner())
-            }
-            other => format!("naga cannot apply these `override` values: {other}"),
-        }),
+        Err(_) => Err(
+            "naga panicked while evaluating its `override`s (an internal error; please report it)"
+                .to_owned(),
+        ),
+        Ok(Err(message)) => Err(message),
         Ok(Ok((Some((size, false)), values))) => Ok(Processed {
             workgroup_size: size,
             values,
         }),
-        Ok(Ok(_)) => Err("naga left its workgroup size unevaluated (an internal error; please report it)".to_owned()),
+        Ok(Ok(_)) => Err(
+            "naga left its workgroup size unevaluated (an internal error; please report it)"
+                .to_owned(),
+        ),
+    }
+}
+
+/// What a failed `process_overrides` means, in WGSL terms.
+fn describe_error(e: PipelineConstantError, name_of: &dyn Fn(&str) -> String) -> String {
+    match e {
+        PipelineConstantError::MissingValue(key) => {
+            let name = name_of(&key);
+            format!("override `{name}` has no value: it has no default and is not set")
+        }
+        PipelineConstantError::NegativeWorkgroupSize => {
+            "its workgroup size evaluates to zero or to a value that is not a `u32`; every dimension must be at least 1".to_owned()
+        }
+        PipelineConstantError::ConstantEvaluatorError(e) => {
+            format!("naga cannot evaluate its `override`s: {e}")
+        }
+        PipelineConstantError::ValidationError(e) => {
+            format!("with these `override` values it is not valid WGSL: {}", e.as_inner())
+        }
+        other => format!("naga cannot apply these `override` values: {other}"),
     }
 }
 
