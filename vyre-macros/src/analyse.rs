@@ -171,6 +171,17 @@ pub fn analyse(
         }
     }
     let buffer_index = index_names(buffer_decls.iter().map(|b| &b.name), "buffer", diag);
+    for b in &buffer_decls {
+        if b.len.extent == Extent::constant(0) {
+            diag.error(
+                b.len.span,
+                format!(
+                    "buffer `{}` would always be empty: its length is always 0 elements; give it at least one (`{}[n]`, `{}[1]`) or remove it",
+                    b.name, b.name, b.name
+                ),
+            );
+        }
+    }
 
     // Node labels.
     let mut labels: HashMap<String, Span> = HashMap::new();
@@ -181,6 +192,7 @@ pub fn analyse(
             NodeItem::Repeat(r) => (r.nodes.iter().collect(), r.count),
         };
         for n in &decls {
+            check_node_size(n, native, diag);
             let label = n.label.as_ref().unwrap_or(&n.kernel);
             let span = label.span();
             if let Some(first) = labels.insert(label.to_string(), span) {
@@ -333,17 +345,56 @@ pub fn analyse(
                 );
             }
             if default_size_users.get(i).copied().unwrap_or(false)
-                && let Some(message) = workgroup_limit_problem(k.workgroup_size)
+                && let Ok(size) = k.workgroup_size
+                && let Some(message) = workgroup_limit_problem(size)
             {
                 diag.error(
                     decl.name.span(),
                     format!(
-                        "kernel `{}`: workgroup size {:?} {message}; {NATIVE_HINT}",
-                        decl.name, k.workgroup_size
+                        "kernel `{}`: workgroup size {size:?} {message}; {NATIVE_HINT}",
+                        decl.name
                     ),
                 );
             }
         }
+    }
+
+    // The spec holds every kernel's workgroup size. Where the defaults
+    // cannot give it, every node that runs the kernel carries its own size
+    // and the kernel takes its first node's; a kernel no node runs has
+    // nothing to take it from.
+    let mut kernel_sizes: Vec<[u32; 3]> = Vec::new();
+    for (i, (k, decl)) in kernels.iter().zip(&kernel_decls).enumerate() {
+        let Some(k) = k else { continue };
+        let size = match &k.workgroup_size {
+            Ok(size) => Some(*size),
+            Err(message) => {
+                let first = nodes
+                    .iter()
+                    .find(|n| n.kernel == i)
+                    .and_then(|n| n.workgroup_size);
+                if first.is_none() && !incomplete {
+                    let why = match k.overrides.iter().find(|o| !o.has_init) {
+                        Some(o) => format!(
+                            "override `{}` has no default; give it one (`override {} = ...;`) or remove the kernel",
+                            o.name, o.name
+                        ),
+                        None => {
+                            format!("{message}; fix its overrides' defaults or remove the kernel")
+                        }
+                    };
+                    diag.error(
+                        decl.name.span(),
+                        format!(
+                            "kernel `{}`: no node runs it, so its workgroup size cannot be known at compile time: {why}",
+                            decl.name
+                        ),
+                    );
+                }
+                first
+            }
+        };
+        kernel_sizes.push(size.unwrap_or_default());
     }
 
     if incomplete || !diag.is_empty() {
@@ -451,11 +502,12 @@ pub fn analyse(
     let kernels = kernels
         .into_iter()
         .flatten()
-        .map(|k| KernelOut {
+        .zip(kernel_sizes)
+        .map(|(k, workgroup_size)| KernelOut {
             label: k.name.to_string(),
             source: k.source,
             entry_point: k.entry_point,
-            workgroup_size: k.workgroup_size,
+            workgroup_size,
             bindings: k.bindings,
         })
         .collect();
@@ -495,6 +547,64 @@ fn index_names<'a>(
         }
     }
     index
+}
+
+/// WebGPU's default `maxComputeWorkgroupsPerDimension`.
+const MAX_WORKGROUPS_PER_DIMENSION: u64 = 65_535;
+
+/// A node size that is constant zero never runs, and a grid dimension that
+/// is always over what a dispatch can count (or, without `limits native;`,
+/// over the WebGPU default limit) always fails: both are compile errors.
+fn check_node_size(decl: &NodeDecl, native: bool, diag: &mut Diagnostics) {
+    let label = decl.label.as_ref().unwrap_or(&decl.kernel);
+    match &decl.size {
+        SizeDecl::Over(e) => {
+            if e.extent == Extent::constant(0) {
+                diag.error(
+                    e.span,
+                    format!(
+                        "node `{label}` would never run: this size is always 0 invocations; give it at least one (`over n`, `over 1`) or remove the node"
+                    ),
+                );
+            }
+        }
+        SizeDecl::Grid(dims) => {
+            for (e, axis) in dims.iter().zip(["x", "y", "z"]) {
+                let extent = e.extent;
+                // The smallest value over every `n` (sizes never shrink as
+                // `n` grows).
+                let least = extent.add;
+                let (is, at_least) = if extent.depends_on_n() {
+                    ("is at least", format!("{least} workgroups for every `n`"))
+                } else {
+                    ("is", format!("{least} workgroups"))
+                };
+                if extent == Extent::constant(0) {
+                    diag.error(
+                        e.span,
+                        format!(
+                            "node `{label}` would never run: grid dimension {axis} is always 0 workgroups; every dimension needs at least 1 (write `1` for a dimension the kernel does not use) or remove the node"
+                        ),
+                    );
+                } else if least > u64::from(u32::MAX) {
+                    diag.error(
+                        e.span,
+                        format!(
+                            "node `{label}`: grid dimension {axis} {is} {at_least}, more than a dispatch can hold ({} per dimension, on any device); spread the work over the other dimensions",
+                            u32::MAX
+                        ),
+                    );
+                } else if !native && least > MAX_WORKGROUPS_PER_DIMENSION {
+                    diag.error(
+                        e.span,
+                        format!(
+                            "node `{label}`: grid dimension {axis} {is} {at_least}, over the WebGPU default limit maxComputeWorkgroupsPerDimension = {MAX_WORKGROUPS_PER_DIMENSION}; spread the work over the other dimensions, or {NATIVE_HINT}"
+                        ),
+                    );
+                }
+            }
+        }
+    }
 }
 
 fn workgroup_limit_problem(size: [u32; 3]) -> Option<String> {
@@ -838,8 +948,8 @@ impl Ctx<'_> {
             );
         }
         // Overrides.
+        let before_overrides = diag.len();
         let mut overrides = Vec::new();
-        let mut values = Vec::new();
         for o in &decl.overrides {
             let Some(od) = kernel.override_named(&o.name.to_string()) else {
                 continue;
@@ -854,45 +964,58 @@ impl Ctx<'_> {
             match check_override_value(od, value) {
                 Ok(v) => {
                     overrides.push((od.key.clone(), v));
-                    values.push((od.name.clone(), v));
                 }
                 Err(message) => diag.error(o.value.span(), format!("{message}{in_iteration}")),
             }
         }
-        // Workgroup size.
+        // Workgroup size: naga evaluates the node's overrides the way wgpu
+        // will when it creates the pipeline; a size it cannot know is an
+        // error here, never a placeholder.
         let mut workgroup_size = None;
         let mut uses_default = true;
-        if kernel.size_from_overrides && !values.is_empty() {
-            match kernel.workgroup_size_with(&values) {
-                Some(size) if size.contains(&0) => {
-                    diag.error(decl.keyword.span(), format!("node `{label}`: workgroup size {size:?} has a zero dimension{in_iteration}"));
-                }
-                Some(size) => {
-                    if size != kernel.workgroup_size {
+        if kernel.size_from_overrides && diag.len() == before_overrides {
+            let size = match (&kernel.workgroup_size, overrides.is_empty()) {
+                (Ok(size), true) => Ok(*size),
+                _ => kernel.workgroup_size_with(&overrides),
+            };
+            let span = decl
+                .overrides
+                .first()
+                .map_or(decl.keyword.span(), |o| o.name.span());
+            match size {
+                Ok(size) => {
+                    if kernel.workgroup_size.as_ref().ok() != Some(&size) {
                         workgroup_size = Some(size);
                         uses_default = false;
                         if !self.native
                             && let Some(message) = workgroup_limit_problem(size)
                         {
-                            let span = decl.overrides.first().map_or(decl.keyword.span(), |o| o.name.span());
                             diag.error(span, format!("node `{label}`: workgroup size {size:?} {message}{in_iteration}; {NATIVE_HINT}"));
                         }
                     }
                 }
-                None => diag.error(
-                    decl.keyword.span(),
-                    format!("node `{label}`: cannot evaluate the workgroup size of kernel `{}` with these overrides{in_iteration}", kernel.name),
-                ),
+                Err(message) => {
+                    let set = if overrides.is_empty() {
+                        "its override defaults".to_owned()
+                    } else {
+                        format!(
+                            "`with {{ {} }}`",
+                            decl.overrides
+                                .iter()
+                                .map(|o| o.name.to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    };
+                    diag.error(
+                        span,
+                        format!(
+                            "node `{label}`: the workgroup size of kernel `{}` cannot be known with {set}{in_iteration}: {message}",
+                            kernel.name
+                        ),
+                    );
+                }
             }
-        }
-        if kernel.size_from_overrides && kernel.workgroup_size.contains(&0) && uses_default {
-            diag.error(
-                decl.keyword.span(),
-                format!(
-                    "node `{label}`: the workgroup size of kernel `{}` needs override values",
-                    kernel.name
-                ),
-            );
         }
         if diag.len() != before {
             return None;

@@ -245,6 +245,8 @@ pub enum ValueExpr {
     Int(i128, Span),
     /// A float literal.
     Float(f64, Span),
+    /// `true` or `false`.
+    Bool(bool, Span),
     /// A variable (must be the enclosing `repeat`'s).
     Var(Ident),
     /// `-e`.
@@ -275,6 +277,8 @@ pub enum Value {
     Int(i128),
     /// A float literal.
     Float(f64),
+    /// `true` or `false`.
+    Bool(bool),
 }
 
 impl Value {
@@ -285,6 +289,7 @@ impl Value {
             // conversion is exact for everything a u32/i32 can hold.
             Value::Int(v) => v as f64,
             Value::Float(v) => v,
+            Value::Bool(b) => u8::from(b).into(),
         }
     }
 }
@@ -293,7 +298,10 @@ impl ValueExpr {
     /// The span of the expression's first token.
     pub fn span(&self) -> Span {
         match self {
-            ValueExpr::Int(_, s) | ValueExpr::Float(_, s) | ValueExpr::Neg(_, s) => *s,
+            ValueExpr::Int(_, s)
+            | ValueExpr::Float(_, s)
+            | ValueExpr::Bool(_, s)
+            | ValueExpr::Neg(_, s) => *s,
             ValueExpr::Var(i) => i.span(),
             ValueExpr::Binary(l, ..) => l.span(),
         }
@@ -304,6 +312,7 @@ impl ValueExpr {
         match self {
             ValueExpr::Int(v, _) => Ok(Value::Int(*v)),
             ValueExpr::Float(v, _) => Ok(Value::Float(*v)),
+            ValueExpr::Bool(b, _) => Ok(Value::Bool(*b)),
             ValueExpr::Var(ident) => match var {
                 Some((name, value)) if name == ident => Ok(Value::Int(value)),
                 Some((name, _)) => Err(syn::Error::new(
@@ -325,6 +334,10 @@ impl ValueExpr {
                     .map(Value::Int)
                     .ok_or_else(|| overflow(*span)),
                 Value::Float(v) => Ok(Value::Float(-v)),
+                Value::Bool(_) => Err(syn::Error::new(
+                    *span,
+                    "cannot negate a bool override value",
+                )),
             },
             ValueExpr::Binary(l, op, span, r) => {
                 let (Value::Int(a), Value::Int(b)) = (l.eval(var)?, r.eval(var)?) else {
@@ -777,7 +790,7 @@ fn parse_node(input: ParseStream, keyword: Ident) -> syn::Result<NodeDecl> {
             }
             if !content.peek(Token![,]) {
                 return Err(content.error(
-                    "expected `,` between overrides; values are integer or float literals, or integer arithmetic (`+ - * / %`) on the `repeat` variable",
+                    "expected `,` between overrides; values are integer, float or bool literals, or integer arithmetic (`+ - * / %`) on the `repeat` variable",
                 ));
             }
             content.parse::<Token![,]>()?;
@@ -1179,6 +1192,10 @@ fn parse_value_unary(input: ParseStream, depth: usize) -> syn::Result<ValueExpr>
         }
         return Ok(ValueExpr::Float(value, lit.span()));
     }
+    if input.peek(syn::LitBool) {
+        let lit: syn::LitBool = input.parse()?;
+        return Ok(ValueExpr::Bool(lit.value, lit.span));
+    }
     if input.peek(syn::Ident) {
         return Ok(ValueExpr::Var(input.parse()?));
     }
@@ -1195,6 +1212,6 @@ fn parse_value_unary(input: ParseStream, depth: usize) -> syn::Result<ValueExpr>
         return Ok(inner);
     }
     Err(input.error(
-        "expected an override value: an integer or float literal, or integer arithmetic (`+ - * / %`, parentheses) on the `repeat` variable",
+        "expected an override value: an integer, float or bool literal, or integer arithmetic (`+ - * / %`, parentheses) on the `repeat` variable",
     ))
 }

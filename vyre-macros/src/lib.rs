@@ -142,8 +142,9 @@ use quote::quote;
 ///   Z]` that many workgroups. `with { NAME = value }` sets the kernel's
 ///   `override` constants: integer or float literals, or integer arithmetic
 ///   (`+ - * / %`, parentheses) on the `repeat` variable, evaluated at
-///   compile time; a workgroup size that depends on overrides is resolved
-///   per node.
+///   compile time; a workgroup size that depends on overrides is evaluated
+///   per node by naga, exactly as pipeline creation will (a size that cannot
+///   be known at compile time is an error, never a guess).
 /// * **`repeat K as i { ... }`** unrolls its nodes `K` times (labels
 ///   `label[i]`); `ping(a, b)` is `a` on even iterations and `b` on odd ones,
 ///   `pong(a, b)` the opposite.

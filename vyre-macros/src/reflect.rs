@@ -4,12 +4,14 @@
 //! `override` constants.
 
 use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use naga::back::pipeline_constants::PipelineConstantError;
 use naga::proc::Layouter;
-use naga::valid::GlobalUse;
+use naga::valid::{GlobalUse, ModuleInfo};
 use naga::{
-    AddressSpace, ArraySize, Expression, Handle, Literal, Module, ScalarKind, ShaderStage,
-    StorageAccess, TypeInner,
+    AddressSpace, ArraySize, Expression, Literal, Module, ScalarKind, ShaderStage, StorageAccess,
+    TypeInner,
 };
 use syn::Ident;
 use vyre_analysis::Access;
@@ -89,11 +91,11 @@ pub struct OverrideDecl {
     pub key: String,
     /// The override's scalar type.
     pub ty: OverrideTy,
-    /// Its default, when it has one that evaluates to a number.
+    /// Its default as naga evaluates it, when that needs no value from a
+    /// node (for messages).
     pub default: Option<f64>,
     /// Whether it has an initializer at all.
     pub has_init: bool,
-    handle: Handle<naga::Override>,
 }
 
 /// The scalar type of an override.
@@ -123,9 +125,10 @@ impl OverrideTy {
 impl OverrideDecl {
     /// `WG (u32, default 64)`.
     pub fn describe(&self) -> String {
-        match self.default {
-            Some(d) => format!("`{}` ({}, default {d})", self.name, self.ty.name()),
-            None => format!("`{}` ({}, no default)", self.name, self.ty.name()),
+        match (self.default, self.has_init) {
+            (Some(d), _) => format!("`{}` ({}, default {d})", self.name, self.ty.name()),
+            (None, true) => format!("`{}` ({}, with a default)", self.name, self.ty.name()),
+            (None, false) => format!("`{}` ({}, no default)", self.name, self.ty.name()),
         }
     }
 }
@@ -138,8 +141,10 @@ pub struct KernelInterface {
     pub source: String,
     /// The chosen entry point.
     pub entry_point: String,
-    /// The workgroup size with the module's override defaults.
-    pub workgroup_size: [u32; 3],
+    /// The workgroup size with the module's override defaults, as naga
+    /// evaluates it; `Err` says why it cannot be known without values from
+    /// a node (never a placeholder).
+    pub workgroup_size: Result<[u32; 3], String>,
     /// Whether the workgroup size depends on overrides.
     pub size_from_overrides: bool,
     /// Buffer bindings the entry point uses, sorted by (group, binding).
@@ -151,7 +156,7 @@ pub struct KernelInterface {
     /// Structs the bindings' Rust types need, in dependency order.
     pub structs: Vec<StructDef>,
     module: Module,
-    entry_index: usize,
+    info: ModuleInfo,
 }
 
 /// Reflects a validated kernel, reporting every problem with it.
@@ -405,9 +410,10 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
     bindings.sort_by_key(|b| (b.group, b.binding));
     let structs = std::mem::take(&mut converter.structs);
 
-    // Overrides.
+    // Overrides, and the workgroup size with their defaults, both as naga
+    // evaluates them when wgpu creates the pipeline.
     let mut overrides = Vec::new();
-    for (handle, o) in module.overrides.iter() {
+    for (_, o) in module.overrides.iter() {
         let ty = match module.types.get_handle(o.ty).map(|t| &t.inner) {
             Ok(TypeInner::Scalar(s)) => match s.kind {
                 ScalarKind::Uint => OverrideTy::U32,
@@ -422,24 +428,39 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
             .clone()
             .unwrap_or_else(|| o.id.map(|id| id.to_string()).unwrap_or_default());
         let key = o.id.map_or_else(|| oname.clone(), |id| id.to_string());
+        // A literal default is known even where the evaluation below cannot
+        // run (another override has no default).
         let default = o
             .init
-            .and_then(|init| eval(&module, init, &HashMap::new(), 0))
-            .map(Num::as_f64);
+            .and_then(|init| module.global_expressions.try_get(init).ok())
+            .and_then(literal_value);
         overrides.push(OverrideDecl {
             name: oname,
             key,
             ty,
             default,
             has_init: o.init.is_some(),
-            handle,
         });
     }
-
-    // Workgroup size with defaults.
     let size_from_overrides = ep.workgroup_size_overrides.is_some();
-    let workgroup_size =
-        resolve_workgroup_size(&module, ep, &HashMap::new()).unwrap_or(ep.workgroup_size);
+    let workgroup_size = if module.overrides.is_empty() {
+        Ok(ep.workgroup_size)
+    } else {
+        match process(&module, &info, &ep.name, &overrides, &[]) {
+            Ok(p) => {
+                for o in &mut overrides {
+                    if let Some(v) = p.values.get(&o.key) {
+                        o.default = Some(*v);
+                    }
+                }
+                Ok(p.workgroup_size)
+            }
+            Err(e) if size_from_overrides => Err(e),
+            // The size is literal: naga's reflection already holds it.
+            Err(_) => Ok(ep.workgroup_size),
+        }
+    };
+    let entry_point = ep.name.clone();
 
     if !errors.is_empty() {
         return Err(errors);
@@ -447,15 +468,15 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
     Ok(KernelInterface {
         name,
         source: loaded.source,
-        entry_point: ep.name.clone(),
+        entry_point,
         workgroup_size,
         size_from_overrides,
         bindings,
         unused_bindings,
         overrides,
         structs,
-        entry_index,
         module,
+        info,
     })
 }
 
@@ -479,150 +500,126 @@ impl KernelInterface {
         self.overrides.iter().find(|o| o.name == name)
     }
 
-    /// The workgroup size with some overrides set (by name → value); `None`
-    /// when it cannot be evaluated (an override without a value).
-    pub fn workgroup_size_with(&self, values: &[(String, f64)]) -> Option<[u32; 3]> {
-        let ep = self.module.entry_points.get(self.entry_index)?;
-        let mut set = HashMap::new();
-        for (name, value) in values {
-            if let Some(o) = self.override_named(name) {
-                set.insert(o.handle, *value);
-            }
-        }
-        resolve_workgroup_size(&self.module, ep, &set)
+    /// The workgroup size with some overrides set, keyed as pipeline
+    /// constants ([`OverrideDecl::key`] → value), evaluated by naga exactly
+    /// as pipeline creation evaluates it. `Err` says why it cannot be known.
+    pub fn workgroup_size_with(&self, constants: &[(String, f64)]) -> Result<[u32; 3], String> {
+        process(
+            &self.module,
+            &self.info,
+            &self.entry_point,
+            &self.overrides,
+            constants,
+        )
+        .map(|p| p.workgroup_size)
     }
 }
 
-fn resolve_workgroup_size(
+/// What naga's override processing gave.
+struct Processed {
+    /// The entry point's workgroup size.
+    workgroup_size: [u32; 3],
+    /// Each remaining override's value, by pipeline constant key.
+    values: HashMap<String, f64>,
+}
+
+/// Replaces every override of the module with its value (`constants`, else
+/// its initializer) with naga's own `process_overrides`, the code wgpu runs
+/// when it creates the pipeline, and reads the entry point's workgroup
+/// size. A panic in naga becomes an `Err`.
+fn process(
     module: &Module,
-    ep: &naga::EntryPoint,
-    set: &HashMap<Handle<naga::Override>, f64>,
-) -> Option<[u32; 3]> {
-    let Some(exprs) = ep.workgroup_size_overrides else {
-        return Some(ep.workgroup_size);
+    info: &ModuleInfo,
+    entry: &str,
+    overrides: &[OverrideDecl],
+    constants: &[(String, f64)],
+) -> Result<Processed, String> {
+    let table: naga::back::PipelineConstants = constants.iter().cloned().collect();
+    let name_of = |key: &str| {
+        overrides
+            .iter()
+            .find(|o| o.key == key)
+            .map_or_else(|| key.to_owned(), |o| o.name.clone())
     };
-    let mut size = ep.workgroup_size;
-    for (slot, expr) in size.iter_mut().zip(exprs) {
-        if let Some(expr) = expr {
-            let v = eval(module, expr, set, 0)?.as_f64();
-            if !(v >= 0.0 && v <= f64::from(u32::MAX) && v.fract() == 0.0) {
-                return None;
-            }
-            *slot = v as u32;
-        }
-    }
-    Some(size)
-}
-
-/// A number during override evaluation.
-#[derive(Clone, Copy, Debug)]
-enum Num {
-    Int(i128),
-    Float(f64),
-}
-
-impl Num {
-    fn as_f64(self) -> f64 {
-        match self {
-            Num::Int(v) => v as f64,
-            Num::Float(v) => v,
-        }
-    }
-}
-
-/// Evaluates a global (override) expression: literals, constants,
-/// overrides (set values, else their defaults), zero values, arithmetic,
-/// negation, `min`/`max` and conversions. `None` for anything else.
-fn eval(
-    module: &Module,
-    expr: Handle<Expression>,
-    set: &HashMap<Handle<naga::Override>, f64>,
-    depth: usize,
-) -> Option<Num> {
-    if depth > 64 {
-        return None;
-    }
-    let e = module.global_expressions.try_get(expr).ok()?;
-    let go = |h: Handle<Expression>| eval(module, h, set, depth + 1);
-    Some(match e {
-        Expression::Literal(lit) => match *lit {
-            Literal::U32(v) => Num::Int(v.into()),
-            Literal::I32(v) => Num::Int(v.into()),
-            Literal::U64(v) => Num::Int(v.into()),
-            Literal::I64(v) => Num::Int(v.into()),
-            Literal::AbstractInt(v) => Num::Int(v.into()),
-            Literal::F32(v) => Num::Float(v.into()),
-            Literal::F64(v) | Literal::AbstractFloat(v) => Num::Float(v),
-            Literal::Bool(b) => Num::Int(b.into()),
-            _ => return None,
-        },
-        Expression::Constant(c) => go(module.constants.try_get(*c).ok()?.init)?,
-        Expression::Override(o) => match set.get(o) {
-            Some(v) => {
-                if v.fract() == 0.0 && v.abs() < 1e18 {
-                    Num::Int(*v as i128)
-                } else {
-                    Num::Float(*v)
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        naga::back::pipeline_constants::process_overrides(
+            module,
+            info,
+            Some((ShaderStage::Compute, entry)),
+            &table,
+        )
+        .map(|(m, _)| {
+            let ep = m.entry_points.iter().find(|ep| ep.name == entry);
+            let size = ep.map(|ep| (ep.workgroup_size, ep.workgroup_size_overrides.is_some()));
+            let mut values = HashMap::new();
+            for (_, o) in m.overrides.iter() {
+                let key = o.id.map(|id| id.to_string()).or_else(|| o.name.clone());
+                let value = o
+                    .init
+                    .and_then(|init| m.global_expressions.try_get(init).ok())
+                    .and_then(literal_value);
+                if let (Some(key), Some(value)) = (key, value) {
+                    values.insert(key, value);
                 }
             }
-            None => go(module.overrides.try_get(*o).ok()?.init?)?,
-        },
-        Expression::ZeroValue(_) => Num::Int(0),
-        Expression::Unary {
-            op: naga::UnaryOperator::Negate,
-            expr,
-        } => match go(*expr)? {
-            Num::Int(v) => Num::Int(v.checked_neg()?),
-            Num::Float(v) => Num::Float(-v),
-        },
-        Expression::As { expr, kind, .. } => match (go(*expr)?, kind) {
-            (Num::Float(v), ScalarKind::Uint | ScalarKind::Sint) if v.is_finite() => {
-                Num::Int(v.trunc() as i128)
-            }
-            (Num::Int(v), ScalarKind::Float) => Num::Float(v as f64),
-            (n, _) => n,
-        },
-        Expression::Math { fun, arg, arg1, .. } => {
-            let a = go(*arg)?;
-            let b = go((*arg1)?)?;
-            match (fun, a, b) {
-                (naga::MathFunction::Max, Num::Int(a), Num::Int(b)) => Num::Int(a.max(b)),
-                (naga::MathFunction::Min, Num::Int(a), Num::Int(b)) => Num::Int(a.min(b)),
-                (naga::MathFunction::Max, a, b) => Num::Float(a.as_f64().max(b.as_f64())),
-                (naga::MathFunction::Min, a, b) => Num::Float(a.as_f64().min(b.as_f64())),
-                _ => return None,
-            }
+            (size, values)
+        })
+        .map_err(|e| describe_error(e, &name_of))
+    }));
+    match outcome {
+        Err(_) => Err(
+            "naga panicked while evaluating its `override`s (an internal error; please report it)"
+                .to_owned(),
+        ),
+        Ok(Err(message)) => Err(message),
+        Ok(Ok((Some((size, false)), values))) => Ok(Processed {
+            workgroup_size: size,
+            values,
+        }),
+        Ok(Ok(_)) => Err(
+            "naga left its workgroup size unevaluated (an internal error; please report it)"
+                .to_owned(),
+        ),
+    }
+}
+
+/// What a failed `process_overrides` means, in WGSL terms.
+fn describe_error(e: PipelineConstantError, name_of: &dyn Fn(&str) -> String) -> String {
+    match e {
+        PipelineConstantError::MissingValue(key) => {
+            let name = name_of(&key);
+            format!("override `{name}` has no value: it has no default and is not set")
         }
-        Expression::Binary { op, left, right } => {
-            use naga::BinaryOperator as B;
-            match (go(*left)?, go(*right)?) {
-                (Num::Int(a), Num::Int(b)) => Num::Int(match op {
-                    B::Add => a.checked_add(b)?,
-                    B::Subtract => a.checked_sub(b)?,
-                    B::Multiply => a.checked_mul(b)?,
-                    B::Divide => a.checked_div(b)?,
-                    B::Modulo => a.checked_rem(b)?,
-                    B::And => a & b,
-                    B::InclusiveOr => a | b,
-                    B::ExclusiveOr => a ^ b,
-                    B::ShiftLeft => a.checked_shl(u32::try_from(b).ok()?)?,
-                    B::ShiftRight => a.checked_shr(u32::try_from(b).ok()?)?,
-                    _ => return None,
-                }),
-                (a, b) => {
-                    let (a, b) = (a.as_f64(), b.as_f64());
-                    Num::Float(match op {
-                        B::Add => a + b,
-                        B::Subtract => a - b,
-                        B::Multiply => a * b,
-                        B::Divide => a / b,
-                        _ => return None,
-                    })
-                }
-            }
+        PipelineConstantError::NegativeWorkgroupSize => {
+            "its workgroup size evaluates to zero or to a value that is not a `u32`; every dimension must be at least 1".to_owned()
         }
-        _ => return None,
-    })
+        PipelineConstantError::ConstantEvaluatorError(e) => {
+            format!("naga cannot evaluate its `override`s: {e}")
+        }
+        PipelineConstantError::ValidationError(e) => {
+            format!("with these `override` values it is not valid WGSL: {}", e.as_inner())
+        }
+        other => format!("naga cannot apply these `override` values: {other}"),
+    }
+}
+
+/// A constant literal as the `f64` wgpu passes overrides as.
+fn literal_value(e: &Expression) -> Option<f64> {
+    match *e {
+        Expression::Literal(lit) => Some(match lit {
+            Literal::U32(v) => v.into(),
+            Literal::I32(v) => v.into(),
+            Literal::F32(v) => v.into(),
+            Literal::F64(v) | Literal::AbstractFloat(v) => v,
+            Literal::F16(v) => f64::from(f32::from(v)),
+            Literal::U16(v) => v.into(),
+            Literal::I16(v) => v.into(),
+            Literal::Bool(b) => u8::from(b).into(),
+            Literal::U64(v) => v as f64,
+            Literal::I64(v) | Literal::AbstractInt(v) => v as f64,
+        }),
+        _ => None,
+    }
 }
 
 /// Checks a node's value for an override of type `ty`; `Err` says why not.
@@ -638,9 +635,13 @@ pub fn check_override_value(o: &OverrideDecl, value: crate::input::Value) -> Res
             Ok(v as f64)
         }
         (OverrideTy::I32, Value::Int(v)) => bad(&format!("{v} is out of range")),
-        (OverrideTy::U32 | OverrideTy::I32, Value::Float(_)) => bad("give an integer"),
+        (OverrideTy::U32 | OverrideTy::I32, Value::Float(_) | Value::Bool(_)) => {
+            bad("give an integer")
+        }
+        (OverrideTy::Bool, Value::Bool(b)) => Ok(u8::from(b).into()),
         (OverrideTy::Bool, Value::Int(v @ (0 | 1))) => Ok(v as f64),
-        (OverrideTy::Bool, _) => bad("give 0 (false) or 1 (true)"),
+        (OverrideTy::Bool, _) => bad("give `true` or `false` (or 1 or 0)"),
+        (OverrideTy::Float, Value::Bool(_)) => bad("give a number"),
         (OverrideTy::Float, v) => {
             let f = v.as_f64();
             if f.is_finite() && f.abs() <= f64::from(f32::MAX) {

@@ -263,12 +263,15 @@ fn overrides_are_checked_per_node() {
         ),
         "{out}"
     );
-    // Same size as the default: no per-node size.
+    // `SHIFT` has no default, so naga cannot give the kernel a default
+    // size: every node carries the size its own values give.
     let out = assert_ok(&graph(
         "node s = sort(src: a, dst: b) over n with { WG = 64, SHIFT = 0 };",
     ));
     assert!(
-        out.contains("workgroup_size : :: core :: option :: Option :: None"),
+        out.contains(
+            "workgroup_size : :: core :: option :: Option :: Some ([64u32 , 1u32 , 1u32])"
+        ),
         "{out}"
     );
 
@@ -290,6 +293,10 @@ fn overrides_are_checked_per_node() {
     );
     assert_error(
         &graph("node s = sort(src: a, dst: b) over n with { SHIFT = 1.5 };"),
+        &["override `SHIFT` is u32; give an integer"],
+    );
+    assert_error(
+        &graph("node s = sort(src: a, dst: b) over n with { SHIFT = true };"),
         &["override `SHIFT` is u32; give an integer"],
     );
     assert_error(
@@ -450,5 +457,189 @@ fn errors_come_with_a_stub_of_the_type() {
     assert!(
         out.contains("compile_error") && !out.contains("impl"),
         "{out}"
+    );
+}
+
+/// A graph around one kernel of `decls` sized `@workgroup_size(size)`.
+fn override_graph(decls: &str, size: &str, nodes: &str) -> String {
+    format!(
+        "struct G; kernel k = \"{decls}
+            @group(0) @binding(0) var<storage, read_write> v: array<u32>;
+            @compute @workgroup_size({size})
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {{ v[g.x] = g.x; }}\";
+        output out[n]; {nodes}"
+    )
+}
+
+/// The `workgroup_size` fields of a graph's `SPEC`, in order (kernels,
+/// then nodes).
+fn spec_sizes(out: &str) -> Vec<String> {
+    out.split("workgroup_size : ")
+        .skip(1)
+        .map(|rest| {
+            let rest = rest.replace("u32", "").replace(' ', "");
+            let rest = rest
+                .strip_prefix("::core::option::Option::")
+                .unwrap_or(&rest);
+            if rest.starts_with("None") {
+                return "None".to_owned();
+            }
+            let end = rest.find(']').map_or(rest.len(), |i| i + 1);
+            rest[..end].replace("Some(", "")
+        })
+        .collect()
+}
+
+#[test]
+fn override_workgroup_sizes_are_evaluated_by_naga_per_node() {
+    let select = "override BIG: bool = false; override WG: u32 = select(64u, 256u, BIG);";
+    let out = assert_ok(&override_graph(
+        select,
+        "WG",
+        "node small = k(v: out) over n; node big = k(v: out) over n with { BIG = true };",
+    ));
+    assert_eq!(spec_sizes(&out), ["[64,1,1]", "None", "[256,1,1]"], "{out}");
+    // Arithmetic on other overrides, per node and per iteration.
+    let out = assert_ok(&override_graph(
+        "override A: u32 = 32u; override WG = A * 2u;",
+        "WG",
+        "repeat 3 as i { node s = k(v: out) over n with { A = 8 * (i + 1) }; } node d = k(v: out) over n;",
+    ));
+    assert_eq!(
+        spec_sizes(&out),
+        ["[64,1,1]", "[16,1,1]", "[32,1,1]", "[48,1,1]", "None"],
+        "{out}"
+    );
+    // `@id(N)`: set by name, passed to wgpu by id.
+    let out = assert_ok(&override_graph(
+        "@id(3) override BIG: bool = false; @id(9) override WG: u32 = select(16u, 128u, BIG);",
+        "WG",
+        "node s = k(v: out) over n with { BIG = 1 };",
+    ));
+    assert!(
+        out.contains("Cow :: Borrowed (\"3\") , value : 1f64"),
+        "{out}"
+    );
+    assert_eq!(spec_sizes(&out), ["[16,1,1]", "[128,1,1]"], "{out}");
+    // The evaluated size is checked against the default limits.
+    assert_error(
+        &override_graph(
+            "override BIG: bool = false; override WG: u32 = select(64u, 512u, BIG);",
+            "WG",
+            "node s = k(v: out) over n with { BIG = 1 };",
+        ),
+        &[
+            "node `s`: workgroup size [512, 1, 1] exceeds the WebGPU default limit maxComputeWorkgroupSizeX = 256",
+        ],
+    );
+}
+
+#[test]
+fn override_workgroup_sizes_that_cannot_be_known_are_errors() {
+    // Never set: the existing per-node check names the fix.
+    assert_error(
+        &override_graph("override WG: u32;", "WG", "node s = k(v: out) over n;"),
+        &[
+            "node `s` must set override `WG` of kernel `k`, which has no default: `with { WG = ... }`",
+        ],
+    );
+    // Set to a size naga rejects.
+    let src = override_graph(
+        "override WG: u32;",
+        "WG",
+        "node s = k(v: out) over n with { WG = 0 };",
+    );
+    let errs = errors(&src);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert!(
+        errs[0].starts_with("node `s`: the workgroup size of kernel `k` cannot be known with `with { WG }`: its workgroup size evaluates to zero"),
+        "{errs:#?}"
+    );
+    // A default naga cannot evaluate, not fixed by the node.
+    assert_error(
+        &override_graph(
+            "override D: u32 = 0u; override WG: u32 = 64u / D;",
+            "WG",
+            "node s = k(v: out) over n;",
+        ),
+        &[
+            "node `s`: the workgroup size of kernel `k` cannot be known with its override defaults: naga cannot evaluate its `override`s",
+        ],
+    );
+    // ... and fixed by it.
+    let out = assert_ok(&override_graph(
+        "override D: u32 = 0u; override WG: u32 = 64u / D;",
+        "WG",
+        "node s = k(v: out) over n with { D = 4 };",
+    ));
+    assert_eq!(spec_sizes(&out), ["[16,1,1]", "[16,1,1]"], "{out}");
+    // A kernel no node runs has nowhere to get the value from.
+    let src = format!(
+        "{} kernel unused = \"override WG: u32; @compute @workgroup_size(WG) fn main() {{}}\";",
+        override_graph("", "64", "node s = k(v: out) over n;")
+    );
+    let errs = errors(&src);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert!(
+        errs[0]
+            == "kernel `unused`: no node runs it, so its workgroup size cannot be known at compile time: override `WG` has no default; give it one (`override WG = ...;`) or remove the kernel",
+        "{errs:#?}"
+    );
+}
+
+#[test]
+fn sizes_that_never_run_or_always_overflow_are_errors() {
+    let g = |size: &str, extra: &str| {
+        format!(
+            "struct G; {extra} kernel k = \"@group(0) @binding(0) var<storage, read_write> v: array<u32>;
+             @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{ v[g.x] = 1u; }}\";
+             output out[n]; node k(v: out) {size};"
+        )
+    };
+    let never = "node `k` would never run: this size is always 0 invocations; give it at least one (`over n`, `over 1`) or remove the node";
+    for size in ["over 0", "over 0 * n", "over n * 0", "over (0 * n) / 4"] {
+        let errs = errors(&g(size, ""));
+        assert_eq!(errs, [never], "{size}");
+    }
+    let errs = errors(&g("grid [n / 4096, 0, 1]", ""));
+    assert_eq!(
+        errs,
+        [
+            "node `k` would never run: grid dimension y is always 0 workgroups; every dimension needs at least 1 (write `1` for a dimension the kernel does not use) or remove the node"
+        ]
+    );
+    assert_eq!(errors(&g("grid [0 * n, 1, 1]", "")).len(), 1);
+    let errs = errors(&g("grid [4294967296, n, 1]", "limits native;"));
+    assert_eq!(
+        errs,
+        [
+            "node `k`: grid dimension x is 4294967296 workgroups, more than a dispatch can hold (4294967295 per dimension, on any device); spread the work over the other dimensions"
+        ]
+    );
+    let errs = errors(&g("grid [1, n + 4294967296, 1]", ""));
+    assert!(errs.iter().any(|e| e.contains("grid dimension y is at least 4294967296 workgroups for every `n`")), "{errs:#?}");
+    let errs = errors(&g("grid [n, 1, 65536]", ""));
+    assert_eq!(
+        errs,
+        [
+            "node `k`: grid dimension z is 65536 workgroups, over the WebGPU default limit maxComputeWorkgroupsPerDimension = 65535; spread the work over the other dimensions, or write `limits native;` in graph! to check against the device's own limits at run time instead"
+        ]
+    );
+    // A device may allow more: only the dispatch's own bound under `limits native;`.
+    assert_ok(&g("grid [n, 1, 65536]", "limits native;"));
+    assert_ok(&g("grid [65535, 4294967295 / 65535, 1]", "limits native;"));
+    assert_ok(&g("grid [n / 4096, 65535, 1]", ""));
+    assert_ok(&g("over 1", ""));
+
+    // A buffer that is always empty.
+    let src = "struct G; kernel k = \"@group(0) @binding(0) var<storage, read_write> v: array<u32>;
+             @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) { v[g.x] = 1u; }\";
+             output out[0 * n]; node k(v: out) over n;";
+    let errs = errors(src);
+    assert_eq!(
+        errs,
+        [
+            "buffer `out` would always be empty: its length is always 0 elements; give it at least one (`out[n]`, `out[1]`) or remove it"
+        ]
     );
 }

@@ -227,6 +227,8 @@ fn override_values_evaluate() {
     assert_eq!(value("(2 + 3) * i", Some(2)), Ok(Value::Int(10)));
     assert_eq!(value("i / 2 - 1", Some(7)), Ok(Value::Int(2)));
     assert_eq!(value("-(i - 10)", Some(4)), Ok(Value::Int(6)));
+    assert_eq!(value("true", None), Ok(Value::Bool(true)));
+    assert_eq!(value("false", None), Ok(Value::Bool(false)));
     assert_eq!(
         value("1 << 2", None).map_err(|e| e.contains("`,` between overrides")),
         Err(true)
@@ -241,6 +243,8 @@ fn bad_override_values_are_errors() {
         ("i / 0", Some(1), "division by zero"),
         ("i % 0", Some(1), "division by zero"),
         ("1.5 * i", Some(1), "integer-only"),
+        ("true + i", Some(1), "integer-only"),
+        ("-true", None, "cannot negate a bool"),
         (
             "170141183460469231731687303715884105727 + i",
             Some(1),

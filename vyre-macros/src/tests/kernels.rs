@@ -295,7 +295,7 @@ fn entry_points_are_chosen_or_explained() {
     .expect("valid");
     let k = reflect::reflect(v).map_err(|e| e.len()).expect("reflects");
     assert_eq!(k.entry_point, "second");
-    assert_eq!(k.workgroup_size, [32, 1, 1]);
+    assert_eq!(k.workgroup_size, Ok([32, 1, 1]));
 
     for (entry, part) in [
         (
@@ -341,7 +341,7 @@ fn bindings_reflect_kind_access_and_size() {
              if g.x < arrayLength(&only_written) { only_written[g.x] = 1; }
          }",
     );
-    assert_eq!(k.workgroup_size, [8, 4, 2]);
+    assert_eq!(k.workgroup_size, Ok([8, 4, 2]));
     let got: Vec<(&str, u32, u32, BindingKind, Access)> = k
         .bindings
         .iter()
@@ -546,23 +546,116 @@ fn overrides_are_reflected_and_evaluated() {
          fn main(@builtin(global_invocation_id) g: vec3<u32>) { v[g.x] = f32(g.x >> SHIFT) * SCALE + f32(TWICE); }",
     );
     assert!(k.size_from_overrides);
-    assert_eq!(k.workgroup_size, [64, 2, 1]);
+    // naga evaluates every override the entry point uses, and `SHIFT` has
+    // no default: the size is only known once a node sets it.
     assert_eq!(
-        k.workgroup_size_with(&[("WG".into(), 128.0)]),
-        Some([128, 2, 1])
+        k.workgroup_size,
+        Err("override `SHIFT` has no value: it has no default and is not set".into())
     );
+    assert_eq!(
+        k.workgroup_size_with(&[("WG".into(), 128.0), ("7".into(), 3.0)]),
+        Ok([128, 2, 1])
+    );
+    assert_eq!(k.workgroup_size_with(&[("7".into(), 0.0)]), Ok([64, 2, 1]));
     let o: Vec<String> = k.overrides.iter().map(|o| o.describe()).collect();
     assert_eq!(
         o,
         [
             "`WG` (u32, default 64)",
-            "`TWICE` (u32, default 128)",
+            "`TWICE` (u32, with a default)",
             "`SHIFT` (u32, no default)",
             "`SCALE` (float, default 0.5)"
         ]
     );
     assert_eq!(k.override_named("SHIFT").map(|o| o.key.as_str()), Some("7"));
     assert_eq!(k.override_named("WG").map(|o| o.key.as_str()), Some("WG"));
+}
+
+/// A kernel whose size is `@workgroup_size(size)`, with `decls` before it.
+fn sized(decls: &str, size: &str) -> KernelInterface {
+    interface(&format!(
+        "{decls}
+         @group(0) @binding(0) var<storage, read_write> v: array<u32>;
+         @compute @workgroup_size({size})
+         fn main(@builtin(global_invocation_id) g: vec3<u32>) {{ v[g.x] = g.x; }}"
+    ))
+}
+
+#[test]
+fn override_sizes_are_evaluated_by_naga() {
+    // `select` is beyond any hand-written evaluator; naga's placeholder for
+    // an override-sized entry point is [1, 1, 1], and it must never leak.
+    let k = sized(
+        "override BIG: bool = false; override WG: u32 = select(64u, 256u, BIG);",
+        "WG",
+    );
+    assert!(k.size_from_overrides);
+    assert_eq!(k.workgroup_size, Ok([64, 1, 1]));
+    assert_eq!(
+        k.workgroup_size_with(&[("BIG".into(), 1.0)]),
+        Ok([256, 1, 1])
+    );
+    assert_eq!(
+        k.workgroup_size_with(&[("BIG".into(), 0.0)]),
+        Ok([64, 1, 1])
+    );
+    assert_eq!(
+        k.workgroup_size_with(&[("WG".into(), 32.0)]),
+        Ok([32, 1, 1])
+    );
+    let o: Vec<String> = k.overrides.iter().map(|o| o.describe()).collect();
+    assert_eq!(o, ["`BIG` (bool, default 0)", "`WG` (u32, default 64)"]);
+
+    // Arithmetic on other overrides, in the attribute too.
+    let k = sized("override A: u32 = 32u; override WG = A * 2u;", "WG, A / 8u");
+    assert_eq!(k.workgroup_size, Ok([64, 4, 1]));
+    assert_eq!(k.workgroup_size_with(&[("A".into(), 16.0)]), Ok([32, 2, 1]));
+    assert_eq!(k.workgroup_size_with(&[("WG".into(), 8.0)]), Ok([8, 4, 1]));
+    let k = sized(
+        "override BIG: bool = false; override WG = select(64u, 256u, BIG);",
+        "WG * 2u",
+    );
+    assert_eq!(k.workgroup_size, Ok([128, 1, 1]));
+    assert_eq!(
+        k.workgroup_size_with(&[("BIG".into(), 1.0)]),
+        Ok([512, 1, 1])
+    );
+
+    // `@id(N)` overrides are keyed by the id.
+    let k = sized(
+        "@id(3) override BIG: bool = false; @id(9) override WG: u32 = select(16u, 128u, BIG);",
+        "WG",
+    );
+    assert_eq!(k.override_named("BIG").map(|o| o.key.as_str()), Some("3"));
+    assert_eq!(k.workgroup_size, Ok([16, 1, 1]));
+    assert_eq!(k.workgroup_size_with(&[("3".into(), 1.0)]), Ok([128, 1, 1]));
+    assert_eq!(k.workgroup_size_with(&[("9".into(), 4.0)]), Ok([4, 1, 1]));
+}
+
+#[test]
+fn override_sizes_that_cannot_be_known_are_errors() {
+    let k = sized("override WG: u32;", "WG");
+    assert_eq!(
+        k.workgroup_size,
+        Err("override `WG` has no value: it has no default and is not set".into())
+    );
+    assert_eq!(k.workgroup_size_with(&[("WG".into(), 8.0)]), Ok([8, 1, 1]));
+    let zero = k.workgroup_size_with(&[("WG".into(), 0.0)]);
+    assert!(zero.as_ref().is_err_and(|e| e.contains("zero")), "{zero:?}");
+    // A default naga cannot evaluate.
+    let k = sized("override D: u32 = 0u; override WG: u32 = 64u / D;", "WG");
+    let e = k.workgroup_size.clone().expect_err("division by zero");
+    assert!(e.starts_with("naga cannot evaluate its `override`s"), "{e}");
+    assert_eq!(k.workgroup_size_with(&[("D".into(), 2.0)]), Ok([32, 1, 1]));
+    // A literal size with an unset override elsewhere is still known.
+    let k = interface(
+        "override S: u32;
+         @group(0) @binding(0) var<storage, read_write> v: array<u32>;
+         @compute @workgroup_size(8)
+         fn main(@builtin(global_invocation_id) g: vec3<u32>) { v[g.x] = g.x >> S; }",
+    );
+    assert!(!k.size_from_overrides);
+    assert_eq!(k.workgroup_size, Ok([8, 1, 1]));
 }
 
 #[test]

@@ -1,0 +1,20 @@
+// A grid dimension that is always zero: the node would never run.
+use vyre_graph::graph;
+
+graph! {
+    pub struct Broken;
+
+    kernel k = wgsl {
+        @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x < arrayLength(&out) { out[g.x] = g.x; }
+        }
+    };
+
+    output y[n];
+
+    node k(out: y) grid [n / 4096, 0, 1];
+}
+
+fn main() {}
