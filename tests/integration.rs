@@ -559,3 +559,34 @@ fn two_async_runs_in_flight_on_one_device_are_both_right() {
     let out = pollster::block_on(a.run_async(&config, &xa)).expect("pollster");
     assert_eq!(out.y, affine(&xa));
 }
+
+#[test]
+fn a_graph_needing_more_than_the_applications_device_has_is_refused() {
+    let _serial = serial();
+    // The application opened its device with WebGPU's default limits:
+    // 256 invocations per workgroup.
+    let (_, device, queue) = app_device();
+    assert_eq!(device.limits().max_compute_invocations_per_workgroup, 256);
+    let gpu = Gpu::from_wgpu(None, device, queue);
+    let wide = "
+        @group(0) @binding(0) var<storage, read_write> y: array<u32>;
+        @compute @workgroup_size(512)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) { y[g.x] = g.x; }";
+    let spec = graph_spec(
+        "wide",
+        vec![kernel("wide", wide, [512, 1, 1], &[write("y", 0, 0, 4)])],
+        vec![buffer("y", BufferClass::Output, 4, Extent::N)],
+        vec![node("wide", 0, &[(0, 0, 0)], OVER_N)],
+    );
+    let before = gpu.counters();
+    let err = Graph::new(&gpu, spec).expect_err("too wide for this device");
+    assert!(
+        matches!(
+            &err,
+            BackendError::LimitExceeded { kernel, limit: "max_compute_workgroup_size_x", needed: 512, available: 256 }
+                if kernel == "wide"
+        ),
+        "{err}"
+    );
+    assert_eq!(gpu.counters().since(&before).pipelines_created, 0);
+}

@@ -238,6 +238,20 @@ pub enum BackendError {
         /// The output.
         buffer: String,
     },
+    /// A kernel needs more of a device limit than the device has.
+    #[error(
+        "kernel `{kernel}` needs {limit} = {needed} but the device allows {available}; open the device with higher limits (`Gpu::new` asks for the adapter's own; an application device adopted with `Gpu::from_wgpu` keeps the limits it was created with), or change the kernel"
+    )]
+    LimitExceeded {
+        /// The kernel's label.
+        kernel: String,
+        /// The wgpu limit, by its `wgpu::Limits` field name.
+        limit: &'static str,
+        /// What the kernel needs.
+        needed: u64,
+        /// What the device allows.
+        available: u64,
+    },
     /// Mapping a readback buffer failed.
     #[error(
         "reading results back failed: {reason}; the device may have been lost (driver reset): open a new Gpu"

@@ -152,6 +152,7 @@ impl Graph {
     /// As [`Graph::new`].
     pub fn with_cache_capacity(gpu: &Gpu, spec: GraphSpec, capacity: usize) -> Result<Self> {
         let analysis = crate::program::validate(&spec)?;
+        crate::program::check_limits(gpu, &spec)?;
         let layouts = spec
             .kernels
             .iter()

@@ -367,3 +367,98 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
     }
     Ok(analysis)
 }
+
+/// Check every kernel against the device's limits before anything is
+/// created, so that a device adopted with low limits (or opened with
+/// WebGPU's defaults) refuses a graph with a named limit, not a wgpu error.
+pub(crate) fn check_limits(gpu: &Gpu, spec: &GraphSpec) -> Result<()> {
+    let limits = gpu.limits();
+    let exceeded = |kernel: &str, limit: &'static str, needed: u64, available: u64| {
+        BackendError::LimitExceeded {
+            kernel: kernel.to_string(),
+            limit,
+            needed,
+            available,
+        }
+    };
+    let sizes = spec
+        .kernels
+        .iter()
+        .map(|k| (&*k.label, k.workgroup_size))
+        .chain(spec.nodes.iter().filter_map(|n| {
+            let kernel = spec.kernels.get(n.kernel)?;
+            n.workgroup_size.map(|size| (&*kernel.label, size))
+        }));
+    for (label, size) in sizes {
+        if size.contains(&0) {
+            return Err(BackendError::InvalidProgram {
+                graph: spec.name.to_string(),
+                reason: format!(
+                    "kernel `{label}` has workgroup size {size:?}; every dimension must be at least 1"
+                ),
+            });
+        }
+        let per_dimension = [
+            (
+                "max_compute_workgroup_size_x",
+                limits.max_compute_workgroup_size_x,
+            ),
+            (
+                "max_compute_workgroup_size_y",
+                limits.max_compute_workgroup_size_y,
+            ),
+            (
+                "max_compute_workgroup_size_z",
+                limits.max_compute_workgroup_size_z,
+            ),
+        ];
+        for (&d, (name, max)) in size.iter().zip(per_dimension) {
+            if d > max {
+                return Err(exceeded(label, name, d.into(), max.into()));
+            }
+        }
+        let invocations = size.iter().map(|&d| u64::from(d)).product::<u64>();
+        let max = limits.max_compute_invocations_per_workgroup;
+        if invocations > u64::from(max) {
+            return Err(exceeded(
+                label,
+                "max_compute_invocations_per_workgroup",
+                invocations,
+                max.into(),
+            ));
+        }
+    }
+    for kernel in spec.kernels.iter() {
+        let count =
+            |kind: BindingKind| kernel.bindings.iter().filter(|b| b.kind == kind).count() as u64;
+        let storage = count(BindingKind::ReadOnlyStorage) + count(BindingKind::ReadWriteStorage);
+        let checks = [
+            (
+                "max_storage_buffers_per_shader_stage",
+                storage,
+                limits.max_storage_buffers_per_shader_stage,
+            ),
+            (
+                "max_uniform_buffers_per_shader_stage",
+                count(BindingKind::Uniform),
+                limits.max_uniform_buffers_per_shader_stage,
+            ),
+            (
+                "max_bind_groups",
+                kernel
+                    .bindings
+                    .iter()
+                    .map(|b| u64::from(b.group) + 1)
+                    .max()
+                    .unwrap_or(0),
+                limits.max_bind_groups,
+            ),
+        ];
+        for (name, needed, available) in checks {
+            if needed > u64::from(available) {
+                return Err(exceeded(&kernel.label, name, needed, available.into()));
+            }
+        }
+    }
+    Ok(())
+}
