@@ -10,6 +10,7 @@
 //! validate.rs LoadedKernel    -> ValidatedKernel   (naga front end + validator)
 //! reflect.rs  ValidatedKernel -> KernelInterface   (bindings, use, layout, overrides)
 //! analyse.rs  GraphInput + KernelInterface* -> GraphAnalysis (names, types, limits, hazards)
+//! fold.rs     GraphAnalysis   -> GraphAnalysis     (`over` kernels wrapped for folded grids)
 //! expand.rs   GraphAnalysis   -> tokens            (quote! only)
 //! ```
 //!
@@ -31,6 +32,7 @@
 mod analyse;
 mod diag;
 mod expand;
+mod fold;
 mod input;
 mod load;
 mod reflect;
@@ -216,7 +218,7 @@ fn front_end(tokens: TokenStream) -> TokenStream {
         .collect::<Vec<_>>();
     let includes = quote!(#(const _: &str = ::core::include_str!(#tracked);)*);
 
-    let interfaces: Vec<Option<reflect::KernelInterface>> = loaded
+    let (interfaces, fold_facts): (Vec<Option<reflect::KernelInterface>>, Vec<_>) = loaded
         .into_iter()
         .map(|kernel| {
             let validated = match validate::validate(kernel?, native) {
@@ -226,21 +228,24 @@ fn front_end(tokens: TokenStream) -> TokenStream {
                     return None;
                 }
             };
+            let facts = fold::module_facts(&validated.module);
             match reflect::reflect(validated) {
-                Ok(interface) => Some(interface),
+                Ok(interface) => Some((interface, facts)),
                 Err(errors) => {
                     errors.into_iter().for_each(|e| diag.push(e));
                     None
                 }
             }
         })
-        .collect();
+        .map(|k| k.map_or((None, None), |(i, f)| (Some(i), Some(f))))
+        .unzip();
 
     let stub = expand::stub(&graph, &analyse::stub_types(&graph, &interfaces));
     if syntax_ok
-        && let Some(analysis) = analyse::analyse(graph, interfaces, &mut diag)
+        && let Some(mut analysis) = analyse::analyse(graph, interfaces, &mut diag)
         && diag.is_empty()
     {
+        fold::fold(&mut analysis, &fold_facts, native);
         let expanded = expand::expand(&analysis);
         timer.report(&analysis.header.name.to_string(), analysis.kernels.len());
         return quote!(#includes #expanded);

@@ -3,6 +3,7 @@
 use proc_macro2::{TokenStream, TokenTree};
 
 mod checks;
+mod fold;
 mod grammar;
 mod kernels;
 mod robust;
