@@ -141,7 +141,12 @@ use quote::quote;
 /// * **Nodes** run in program order. `node label = kernel(...)` names a
 ///   node (required when a kernel runs more than once); `over E` launches
 ///   `E` invocations (`ceil(E / workgroup_size.x)` workgroups), `grid [X, Y,
-///   Z]` that many workgroups. `with { NAME = value }` sets the kernel's
+///   Z]` that many workgroups. Past 65,535 workgroups an `over` grid is
+///   folded into y and z; `graph!` wraps the entry point of every `over`
+///   kernel so that `global_invocation_id.x`, `workgroup_id.x` and
+///   `num_workgroups.x` stay linear (a kernel it cannot wrap is marked
+///   `GridFold::XOnly` and a folded run is refused). `grid` nodes are never
+///   folded and keep the original entry point. `with { NAME = value }` sets the kernel's
 ///   `override` constants: integer or float literals, or integer arithmetic
 ///   (`+ - * / %`, parentheses) on the `repeat` variable, evaluated at
 ///   compile time; a workgroup size that depends on overrides is resolved
