@@ -125,7 +125,8 @@ fn b_workgroup_id_and_local_invocation_id() {
 
 graph! {
     /// (c) A grid-stride loop: a quarter as many invocations as elements,
-    /// each walking with the stride `num_workgroups.x * 16`.
+    /// each walking with the stride `num_workgroups.x * 16` and adding to
+    /// `y`, so an element visited twice (or never) is wrong.
     pub struct GridStride;
     kernel k = "
         @group(0) @binding(0) var<storage, read> x: array<u32>;
@@ -135,12 +136,12 @@ graph! {
                 @builtin(num_workgroups) nwg: vec3<u32>) {
             let stride = nwg.x * 16u;
             for (var i = g.x; i < arrayLength(&y); i += stride) {
-                y[i] = x[i] * 3u + i;
+                y[i] += x[i] * 3u + i;
             }
         }
     ";
     input x[n];
-    output y[n];
+    inout y[n];
     node k(x: x, y: y) over n / 4;
 }
 
@@ -149,7 +150,17 @@ fn c_grid_stride_loop_with_num_workgroups() {
     let _serial = serial();
     let graph = GridStride::new(&gpu()).expect("compiles");
     // One workgroup covers 16 invocations of 4 elements each.
-    check("grid-stride", 64, |x| graph.run(x).expect("runs").y);
+    for n in sizes(64) {
+        assert_folds(n, 64);
+        let x = data(n, n as u32);
+        let y = data(n, 7);
+        let cpu: Vec<u32> = reference(&x)
+            .iter()
+            .zip(&y)
+            .map(|(r, y)| r.wrapping_add(*y))
+            .collect();
+        assert_same("grid-stride", n, &graph.run(&x, &y).expect("runs").y, &cpu);
+    }
 }
 
 graph! {
