@@ -289,14 +289,16 @@ fn over_kernels_are_wrapped_and_linear() {
     };
     assert_eq!(k.fold, Fold::Linear);
     assert_eq!(k.entry_point, "vyre_linear_main");
+    // The user's text, its entry's attributes blanked, then the wrapper.
+    let user = COPY
+        .replace("@compute @workgroup_size(WG)", &" ".repeat(28))
+        .replace("@builtin(global_invocation_id)", &" ".repeat(30));
+    assert!(k.source.starts_with(&user), "{}", k.source);
     assert!(
-        k.source.starts_with(
-            &COPY
-                .replace("@compute", "        ")
-                .get(..60)
-                .expect("head")
-                .to_owned()
-        )
+        k.source
+            .contains("@compute @workgroup_size(WG)\nfn vyre_linear_main("),
+        "{}",
+        k.source
     );
     // The node's override still sets the size the wrapper uses.
     assert_eq!(
@@ -411,4 +413,26 @@ fn invalid_wrapping_falls_back_to_x_only() {
         (k.fold, k.entry_point.as_str(), k.source.as_str()),
         (Fold::XOnly, "main", src.as_str())
     );
+}
+
+#[test]
+fn barriers_stay_valid_in_the_wrapped_function() {
+    // A workgroup reduction: barriers in a loop and under a condition on
+    // `workgroup_id` (uniform per workgroup, also after wrapping).
+    let src = "@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+var<workgroup> part: array<u32, 64>;
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+    part[l.x] = wg.x + l.x;
+    workgroupBarrier();
+    for (var s = 32u; s > 0u; s = s / 2u) {
+        if l.x < s { part[l.x] += part[l.x + s]; }
+        workgroupBarrier();
+    }
+    if wg.x < arrayLength(&out) { workgroupBarrier(); }
+    if l.x == 0u { out[wg.x] = part[0]; }
+}
+";
+    let w = wrapped(src, "main");
+    assert!(appended(&w, src).contains("main(vec3<u32>(vyre_lin, 0u, 0u), vyre_l);"));
 }
