@@ -14,6 +14,7 @@ use syn::Ident;
 use vyre_analysis::{Access, BufferClass, Problem, Use};
 
 use crate::diag::{Diagnostics, list};
+use crate::fold::Fold;
 use crate::input::{
     BufferDecl, BufferRef, Extent, ExtentExpr, GraphInput, Header, NodeDecl, NodeItem, SizeDecl,
 };
@@ -50,6 +51,7 @@ pub enum ProblemSize {
 }
 
 /// A kernel as the spec needs it.
+#[derive(Clone)]
 pub struct KernelOut {
     /// Its name.
     pub label: String,
@@ -61,6 +63,8 @@ pub struct KernelOut {
     pub workgroup_size: [u32; 3],
     /// The bindings.
     pub bindings: Vec<ReflectedBinding>,
+    /// Whether it may run on a folded grid (decided by `fold.rs`).
+    pub fold: Fold,
 }
 
 /// A buffer as the spec and the typed API need it.
@@ -509,6 +513,7 @@ pub fn analyse(
             entry_point: k.entry_point,
             workgroup_size,
             bindings: k.bindings,
+            fold: Fold::XOnly,
         })
         .collect();
     Some(GraphAnalysis {

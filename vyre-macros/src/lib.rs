@@ -10,6 +10,7 @@
 //! validate.rs LoadedKernel    -> ValidatedKernel   (naga front end + validator)
 //! reflect.rs  ValidatedKernel -> KernelInterface   (bindings, use, layout, overrides)
 //! analyse.rs  GraphInput + KernelInterface* -> GraphAnalysis (names, types, limits, hazards)
+//! fold.rs     GraphAnalysis   -> GraphAnalysis     (`over` kernels wrapped for folded grids)
 //! expand.rs   GraphAnalysis   -> tokens            (quote! only)
 //! ```
 //!
@@ -31,6 +32,7 @@
 mod analyse;
 mod diag;
 mod expand;
+mod fold;
 mod input;
 mod load;
 mod reflect;
@@ -139,7 +141,12 @@ use quote::quote;
 /// * **Nodes** run in program order. `node label = kernel(...)` names a
 ///   node (required when a kernel runs more than once); `over E` launches
 ///   `E` invocations (`ceil(E / workgroup_size.x)` workgroups), `grid [X, Y,
-///   Z]` that many workgroups. `with { NAME = value }` sets the kernel's
+///   Z]` that many workgroups. Past 65,535 workgroups an `over` grid is
+///   folded into y and z; `graph!` wraps the entry point of every `over`
+///   kernel so that `global_invocation_id.x`, `workgroup_id.x` and
+///   `num_workgroups.x` stay linear (a kernel it cannot wrap is marked
+///   `GridFold::XOnly` and a folded run is refused). `grid` nodes are never
+///   folded and keep the original entry point. `with { NAME = value }` sets the kernel's
 ///   `override` constants: integer or float literals, or integer arithmetic
 ///   (`+ - * / %`, parentheses) on the `repeat` variable, evaluated at
 ///   compile time; a workgroup size that depends on overrides is evaluated
@@ -217,7 +224,7 @@ fn front_end(tokens: TokenStream) -> TokenStream {
         .collect::<Vec<_>>();
     let includes = quote!(#(const _: &str = ::core::include_str!(#tracked);)*);
 
-    let interfaces: Vec<Option<reflect::KernelInterface>> = loaded
+    let (interfaces, fold_facts): (Vec<Option<reflect::KernelInterface>>, Vec<_>) = loaded
         .into_iter()
         .map(|kernel| {
             let validated = match validate::validate(kernel?, native) {
@@ -227,21 +234,24 @@ fn front_end(tokens: TokenStream) -> TokenStream {
                     return None;
                 }
             };
+            let facts = fold::module_facts(&validated.module);
             match reflect::reflect(validated) {
-                Ok(interface) => Some(interface),
+                Ok(interface) => Some((interface, facts)),
                 Err(errors) => {
                     errors.into_iter().for_each(|e| diag.push(e));
                     None
                 }
             }
         })
-        .collect();
+        .map(|k| k.map_or((None, None), |(i, f)| (Some(i), Some(f))))
+        .unzip();
 
     let stub = expand::stub(&graph, &analyse::stub_types(&graph, &interfaces));
     if syntax_ok
-        && let Some(analysis) = analyse::analyse(graph, interfaces, &mut diag)
+        && let Some(mut analysis) = analyse::analyse(graph, interfaces, &mut diag)
         && diag.is_empty()
     {
+        fold::fold(&mut analysis, &fold_facts, native);
         let expanded = expand::expand(&analysis);
         timer.report(&analysis.header.name.to_string(), analysis.kernels.len());
         return quote!(#includes #expanded);

@@ -83,6 +83,25 @@ pub fn validate(loaded: LoadedKernel, native: bool) -> syn::Result<ValidatedKern
     }
 }
 
+/// Parses and validates generated WGSL (a wrapped kernel, `fold.rs`) the
+/// way [`validate`] does, with the same capabilities: the module when naga
+/// accepts it, `None` for any error or panic.
+pub fn revalidate(source: &str, native: bool) -> Option<naga::Module> {
+    let owned = source.to_owned();
+    let spawned = std::thread::Builder::new()
+        .name("vyre-naga".into())
+        .stack_size(NAGA_STACK)
+        .spawn(move || run_naga(&owned, "", native));
+    let outcome = match spawned {
+        Ok(handle) => handle.join().ok(),
+        Err(_) => catch_unwind(AssertUnwindSafe(|| run_naga(source, "", native))).ok(),
+    };
+    match outcome {
+        Some(Outcome::Valid(valid)) => Some(valid.0),
+        _ => None,
+    }
+}
+
 fn run_naga(source: &str, path: &str, native: bool) -> Outcome {
     let module = match naga::front::wgsl::parse_str(source) {
         Ok(module) => module,

@@ -25,5 +25,9 @@ fn _typed(g: &Files) -> Result<(), vyre_graph::BackendError> {
 }
 
 fn main() {
-    assert_eq!(Files::SPEC.kernels[1].entry_point, "second");
+    // The chosen entry point, wrapped for folded grids (`over` node): the
+    // pipeline runs `vyre_linear_second`, which calls `second`.
+    let kernel = &Files::SPEC.kernels[1];
+    assert_eq!(kernel.entry_point, "vyre_linear_second");
+    assert!(kernel.source.contains("second(vec3<u32>(vyre_lin * u32((64))"));
 }

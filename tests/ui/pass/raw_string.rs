@@ -28,5 +28,9 @@ graph! {
 }
 
 fn main() {
-    assert_eq!(Tally::SPEC.kernels[0].entry_point, "count");
+    // The chosen entry point, wrapped for folded grids (`over` node): the
+    // pipeline runs `vyre_linear_count`, which calls `count`.
+    let kernel = &Tally::SPEC.kernels[0];
+    assert_eq!(kernel.entry_point, "vyre_linear_count");
+    assert!(kernel.source.contains("count(vec3<u32>(vyre_lin * u32((64))"));
 }

@@ -3,6 +3,7 @@
 use proc_macro2::{TokenStream, TokenTree};
 
 mod checks;
+mod fold;
 mod fuzz;
 mod grammar;
 mod kernels;

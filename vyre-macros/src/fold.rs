@@ -1,0 +1,591 @@
+//! Stage 6 (after `analyse.rs`, consumed by `expand.rs`): grid folding.
+//!
+//! `over E` launches `ceil(E / workgroup_size.x)` workgroups; past 65,535
+//! the runtime folds them into y and z, and a kernel that indexes with
+//! `global_invocation_id.x` alone would skip the tail. For every kernel an
+//! `over` node runs, this stage decides:
+//!
+//! * the entry point takes none of `global_invocation_id`, `workgroup_id`,
+//!   `num_workgroups`: a fold is invisible to it, [`Fold::Linear`],
+//!   unchanged;
+//! * otherwise its entry point is *wrapped*: in the text, the user's entry
+//!   loses `@compute`, `@workgroup_size(..)` and its parameters'
+//!   `@builtin(..)` (blanked with spaces, so every byte offset and line stays
+//!   where it was) and becomes an ordinary function, called by a new entry
+//!   point that passes it linear positions ([`Fold::Linear`]);
+//! * when wrapping is not possible or the wrapped module fails naga's
+//!   validation, the original with [`Fold::XOnly`]: the runtime then refuses
+//!   a folded run with a clear error. Folding never causes a compile error.
+//!
+//! A kernel that `grid [..]` nodes also run keeps its original entry point
+//! for them (an explicit grid is never folded): the wrapped copy is a new
+//! kernel at the end of the list, and only the `over` nodes move to it.
+
+use std::ops::Range;
+
+use naga::{Binding, BuiltIn, Module, ShaderStage, TypeInner};
+
+use crate::analyse::{GraphAnalysis, KernelOut, SizeOut};
+use crate::validate;
+
+/// How a kernel copes with a folded grid (`vyre_graph::spec::GridFold`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fold {
+    /// It sees linear positions on any grid.
+    Linear,
+    /// It may index with `global_invocation_id.x` alone: never fold it.
+    XOnly,
+}
+
+/// What an entry point's arguments are, as far as folding cares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Positions {
+    /// None of `global_invocation_id`, `workgroup_id`, `num_workgroups`.
+    Unaffected,
+    /// Each argument is one builtin, in order (one of them a position).
+    Builtins(Vec<BuiltIn>),
+    /// Positions arrive in a way that is not wrapped (a struct argument).
+    Unwrappable,
+}
+
+/// One entry point of a validated module.
+#[derive(Clone, Debug)]
+pub struct EntryFacts {
+    name: String,
+    positions: Positions,
+    workgroup_size: [u32; 3],
+    /// Which dimensions of the size come from overrides.
+    size_overrides: Option<[bool; 3]>,
+}
+
+/// The entry points of one kernel's module, taken from naga's IR before
+/// reflection (which keeps only the chosen one).
+#[derive(Clone, Debug, Default)]
+pub struct ModuleFacts {
+    entries: Vec<EntryFacts>,
+}
+
+impl ModuleFacts {
+    fn entry(&self, name: &str) -> Option<&EntryFacts> {
+        self.entries.iter().find(|e| e.name == name)
+    }
+
+    /// What entry point `name` takes.
+    #[cfg(test)]
+    pub fn positions(&self, name: &str) -> Option<&Positions> {
+        self.entry(name).map(|e| &e.positions)
+    }
+}
+
+/// The facts of every `@compute` entry point of `module`.
+pub fn module_facts(module: &Module) -> ModuleFacts {
+    let entries = module
+        .entry_points
+        .iter()
+        .filter(|ep| ep.stage == ShaderStage::Compute)
+        .map(|ep| EntryFacts {
+            name: ep.name.clone(),
+            positions: positions(module, &ep.function.arguments),
+            workgroup_size: ep.workgroup_size,
+            size_overrides: size_overrides(&ep.workgroup_size_overrides),
+        })
+        .collect();
+    ModuleFacts { entries }
+}
+
+fn size_overrides<T>(o: &Option<[Option<T>; 3]>) -> Option<[bool; 3]> {
+    o.as_ref().map(|dims| dims.each_ref().map(Option::is_some))
+}
+
+fn is_position(b: BuiltIn) -> bool {
+    matches!(
+        b,
+        BuiltIn::GlobalInvocationId | BuiltIn::WorkGroupId | BuiltIn::NumWorkGroups
+    )
+}
+
+fn positions(module: &Module, args: &[naga::FunctionArgument]) -> Positions {
+    let mut direct = Vec::new();
+    let mut any_position = false;
+    let mut all_direct = true;
+    for arg in args {
+        match arg.binding {
+            Some(Binding::BuiltIn(b)) => {
+                any_position |= is_position(b);
+                direct.push(b);
+            }
+            _ => {
+                all_direct = false;
+                let members = match module.types.get_handle(arg.ty).map(|t| &t.inner) {
+                    Ok(TypeInner::Struct { members, .. }) => members.as_slice(),
+                    _ => &[],
+                };
+                any_position |= members
+                    .iter()
+                    .any(|m| matches!(m.binding, Some(Binding::BuiltIn(b)) if is_position(b)));
+            }
+        }
+    }
+    match (any_position, all_direct) {
+        (false, _) => Positions::Unaffected,
+        (true, true) => Positions::Builtins(direct),
+        (true, false) => Positions::Unwrappable,
+    }
+}
+
+/// Decides every `over` kernel of `analysis` (see the module docs).
+/// `facts[i]` belongs to `analysis.kernels[i]`; `native` picks the naga
+/// capabilities the wrapped text is validated with, as in `validate.rs`.
+pub fn fold(analysis: &mut GraphAnalysis, facts: &[Option<ModuleFacts>], native: bool) {
+    let declared = analysis.kernels.len();
+    for k in 0..declared {
+        let runs_over = analysis
+            .nodes
+            .iter()
+            .any(|n| n.kernel == k && is_over(n.size));
+        let runs_grid = analysis
+            .nodes
+            .iter()
+            .any(|n| n.kernel == k && !is_over(n.size));
+        let Some(kernel) = analysis.kernels.get_mut(k) else {
+            continue;
+        };
+        if !runs_over {
+            continue;
+        }
+        let entry = facts
+            .get(k)
+            .and_then(Option::as_ref)
+            .and_then(|m| m.entry(&kernel.entry_point));
+        let Some(entry) = entry else { continue };
+        let wrapped = match &entry.positions {
+            Positions::Unaffected => {
+                kernel.fold = Fold::Linear;
+                continue;
+            }
+            Positions::Unwrappable => continue,
+            Positions::Builtins(builtins) => checked_wrap(kernel, entry, builtins, native),
+        };
+        let Some(wrapped) = wrapped else { continue };
+        if runs_grid {
+            let index = analysis.kernels.len();
+            analysis.kernels.push(wrapped);
+            for n in analysis.nodes.iter_mut() {
+                if n.kernel == k && is_over(n.size) {
+                    n.kernel = index;
+                }
+            }
+        } else {
+            *kernel = wrapped;
+        }
+    }
+}
+
+fn is_over(size: SizeOut) -> bool {
+    matches!(size, SizeOut::Invocations(_))
+}
+
+/// The wrapped kernel, when the text transform works and naga validates
+/// the result to an entry point of the same workgroup size.
+fn checked_wrap(
+    kernel: &KernelOut,
+    entry: &EntryFacts,
+    builtins: &[BuiltIn],
+    native: bool,
+) -> Option<KernelOut> {
+    let wrapped = wrap(&kernel.source, &kernel.entry_point, builtins)?;
+    let module = validate::revalidate(&wrapped.source, native)?;
+    let still_entry = module.entry_points.iter().any(|ep| ep.name == entry.name);
+    let ep = module
+        .entry_points
+        .iter()
+        .find(|ep| ep.name == wrapped.entry_point)?;
+    let same = ep.stage == ShaderStage::Compute
+        && !still_entry
+        && ep.workgroup_size == entry.workgroup_size
+        && size_overrides(&ep.workgroup_size_overrides) == entry.size_overrides;
+    same.then(|| KernelOut {
+        source: wrapped.source,
+        entry_point: wrapped.entry_point,
+        fold: Fold::Linear,
+        ..kernel.clone()
+    })
+}
+
+/// A wrapped module: the source and its new entry point.
+#[derive(Debug)]
+pub struct Wrapped {
+    /// The user's text (entry attributes blanked) plus the new entry.
+    pub source: String,
+    /// The new entry point's name.
+    pub entry_point: String,
+}
+
+/// The text transform alone (not validated): `None` when the entry point,
+/// its attributes or its parameters are not where and what they must be,
+/// or a builtin has no wrapper.
+pub fn wrap(source: &str, entry: &str, builtins: &[BuiltIn]) -> Option<Wrapped> {
+    let tokens = lex(source)?;
+    let fn_at = find_entry(source, &tokens, entry)?;
+    let attrs = attributes_before(source, &tokens, fn_at);
+    let compute: Vec<&Attr> = attrs.iter().filter(|a| a.name == "compute").collect();
+    let sizes: Vec<&Attr> = attrs
+        .iter()
+        .filter(|a| a.name == "workgroup_size")
+        .collect();
+    let ([compute], [size]) = (compute.as_slice(), sizes.as_slice()) else {
+        return None;
+    };
+    let (open, close) = size.args?;
+    let size_args = source.get(tokens.get(open)?.end..tokens.get(close)?.start)?;
+    let first_x = first_argument(source, &tokens, open, close)?;
+    let mut blanked = vec![compute.bytes.clone(), size.bytes.clone()];
+    let params = builtin_attributes(source, &tokens, fn_at)?;
+    if params.len() != builtins.len() {
+        return None;
+    }
+    blanked.extend(params);
+    let prefix = fresh_prefix(source)?;
+    let entry_point = format!("{prefix}linear_{entry}");
+    let wrapper = wrapper(&prefix, &entry_point, entry, size_args, first_x, builtins)?;
+    let mut out = blank(source, &blanked);
+    out.push_str(&wrapper);
+    Some(Wrapped {
+        source: out,
+        entry_point,
+    })
+}
+
+/// A prefix no identifier (indeed no text) of `source` contains, so the
+/// wrapper's names cannot clash: `vyre_`, else `vyre1_`, `vyre2_`, ...
+fn fresh_prefix(source: &str) -> Option<String> {
+    (0..1000)
+        .map(|i| match i {
+            0 => "vyre_".to_owned(),
+            i => format!("vyre{i}_"),
+        })
+        .find(|p| !source.contains(p.as_str()))
+}
+
+/// The WGSL spelling and type of builtins passed through unchanged.
+fn passthrough(b: BuiltIn) -> Option<(&'static str, &'static str)> {
+    Some(match b {
+        BuiltIn::LocalInvocationIndex => ("local_invocation_index", "u32"),
+        BuiltIn::NumSubgroups => ("num_subgroups", "u32"),
+        BuiltIn::SubgroupId => ("subgroup_id", "u32"),
+        BuiltIn::SubgroupSize => ("subgroup_size", "u32"),
+        BuiltIn::SubgroupInvocationId => ("subgroup_invocation_id", "u32"),
+        _ => return None,
+    })
+}
+
+/// The new entry point: it derives the linear workgroup index from the
+/// (possibly folded) grid and calls the user's function with it.
+fn wrapper(
+    p: &str,
+    name: &str,
+    entry: &str,
+    size_args: &str,
+    first_x: &str,
+    builtins: &[BuiltIn],
+) -> Option<String> {
+    let mut params = vec![
+        format!("@builtin(workgroup_id) {p}wg: vec3<u32>"),
+        format!("@builtin(num_workgroups) {p}nwg: vec3<u32>"),
+        format!("@builtin(local_invocation_id) {p}l: vec3<u32>"),
+    ];
+    let mut extra: Vec<BuiltIn> = Vec::new();
+    let mut args = Vec::new();
+    for &b in builtins {
+        args.push(match b {
+            BuiltIn::GlobalInvocationId => {
+                format!("vec3<u32>({p}lin * u32(({first_x})) + {p}l.x, {p}l.y, {p}l.z)")
+            }
+            BuiltIn::WorkGroupId => format!("vec3<u32>({p}lin, 0u, 0u)"),
+            BuiltIn::NumWorkGroups => {
+                format!("vec3<u32>({p}nwg.x * {p}nwg.y * {p}nwg.z, 1u, 1u)")
+            }
+            BuiltIn::LocalInvocationId => format!("{p}l"),
+            other => {
+                let (spelling, ty) = passthrough(other)?;
+                let i = match extra.iter().position(|&e| e == other) {
+                    Some(i) => i,
+                    None => {
+                        extra.push(other);
+                        params.push(format!(
+                            "@builtin({spelling}) {p}b{}: {ty}",
+                            extra.len() - 1
+                        ));
+                        extra.len() - 1
+                    }
+                };
+                format!("{p}b{i}")
+            }
+        });
+    }
+    Some(format!(
+        "\n\n// Added by graph!: linear positions on a folded grid.\n\
+         @compute @workgroup_size({size_args})\n\
+         fn {name}({params}) {{\n    \
+         let {p}lin = {p}wg.x + {p}nwg.x * ({p}wg.y + {p}nwg.y * {p}wg.z);\n    \
+         {entry}({args});\n}}\n",
+        params = params.join(", "),
+        args = args.join(", "),
+    ))
+}
+
+// --- the text -----------------------------------------------------------
+
+/// A WGSL token, by byte range (comments and blanks skipped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Token {
+    kind: Kind,
+    start: usize,
+    end: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Ident,
+    Punct(u8),
+    Number,
+}
+
+/// Tokens of `src`, skipping `//` and nested `/* */` comments; `None` for
+/// an unterminated block comment. Non-ASCII characters count as identifier
+/// characters (WGSL identifiers may be Unicode), so every range starts and
+/// ends on a character boundary.
+fn lex(src: &str) -> Option<Vec<Token>> {
+    let bytes = src.as_bytes();
+    let at = |i: usize| bytes.get(i).copied();
+    let is_ident = |b: u8| b == b'_' || b.is_ascii_alphanumeric() || b >= 0x80;
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    while let Some(b) = at(i) {
+        let start = i;
+        if b.is_ascii_whitespace() {
+            i += 1;
+        } else if b == b'/' && at(i + 1) == Some(b'/') {
+            while at(i).is_some_and(|c| c != b'\n') {
+                i += 1;
+            }
+        } else if b == b'/' && at(i + 1) == Some(b'*') {
+            i = skip_block_comment(bytes, i)?;
+        } else if b.is_ascii_digit() {
+            while at(i).is_some_and(|c| is_ident(c) || c == b'.') {
+                i += 1;
+            }
+            tokens.push(Token {
+                kind: Kind::Number,
+                start,
+                end: i,
+            });
+        } else if is_ident(b) {
+            while at(i).is_some_and(is_ident) {
+                i += 1;
+            }
+            tokens.push(Token {
+                kind: Kind::Ident,
+                start,
+                end: i,
+            });
+        } else {
+            i += 1;
+            tokens.push(Token {
+                kind: Kind::Punct(b),
+                start,
+                end: i,
+            });
+        }
+    }
+    Some(tokens)
+}
+
+/// The end of the (nested) block comment starting at `i`.
+fn skip_block_comment(bytes: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    loop {
+        match (bytes.get(i), bytes.get(i + 1)) {
+            (Some(b'/'), Some(b'*')) => {
+                depth += 1;
+                i += 2;
+            }
+            (Some(b'*'), Some(b'/')) => {
+                depth = depth.saturating_sub(1);
+                i += 2;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            (Some(_), _) => i += 1,
+            (None, _) => return None,
+        }
+    }
+}
+
+fn text<'a>(src: &'a str, t: &Token) -> &'a str {
+    src.get(t.start..t.end).unwrap_or_default()
+}
+
+fn is_ident(src: &str, t: Option<&Token>, word: &str) -> bool {
+    t.is_some_and(|t| t.kind == Kind::Ident && text(src, t) == word)
+}
+
+fn is_punct(t: Option<&Token>, c: u8) -> bool {
+    t.is_some_and(|t| t.kind == Kind::Punct(c))
+}
+
+/// The index of the `fn` of `fn <entry>`, when there is exactly one.
+fn find_entry(src: &str, tokens: &[Token], entry: &str) -> Option<usize> {
+    let mut hits = (0..tokens.len())
+        .filter(|&i| is_ident(src, tokens.get(i), "fn") && is_ident(src, tokens.get(i + 1), entry));
+    let first = hits.next()?;
+    hits.next().is_none().then_some(first)
+}
+
+/// The `)` matching the `(` at `open`.
+fn matching_close(tokens: &[Token], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, t) in tokens.iter().enumerate().skip(open) {
+        match t.kind {
+            Kind::Punct(b'(') => depth += 1,
+            Kind::Punct(b')') => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The `(` matching the `)` at `close`.
+fn matching_open(tokens: &[Token], close: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for i in (0..=close).rev() {
+        match tokens.get(i)?.kind {
+            Kind::Punct(b')') => depth += 1,
+            Kind::Punct(b'(') => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// An attribute: `@name` or `@name(...)`.
+#[derive(Debug)]
+struct Attr {
+    name: String,
+    /// From the `@` to the end of the name or the `)`.
+    bytes: Range<usize>,
+    /// Token indices of the `(` and `)`.
+    args: Option<(usize, usize)>,
+}
+
+/// The attributes right before the token at `fn_at`, in any order.
+fn attributes_before(src: &str, tokens: &[Token], fn_at: usize) -> Vec<Attr> {
+    let mut attrs = Vec::new();
+    let mut end = fn_at;
+    while let Some(last) = end.checked_sub(1) {
+        let (name_at, args) = if is_punct(tokens.get(last), b')') {
+            let Some(open) = matching_open(tokens, last) else {
+                break;
+            };
+            (open.checked_sub(1), Some((open, last)))
+        } else {
+            (Some(last), None)
+        };
+        let Some(name_at) = name_at else { break };
+        let Some(at) = name_at.checked_sub(1) else {
+            break;
+        };
+        let (Some(name), Some(at_tok)) = (tokens.get(name_at), tokens.get(at)) else {
+            break;
+        };
+        if name.kind != Kind::Ident || at_tok.kind != Kind::Punct(b'@') {
+            break;
+        }
+        let stop = args
+            .and_then(|(_, close)| tokens.get(close))
+            .map_or(name.end, |t| t.end);
+        attrs.push(Attr {
+            name: text(src, name).to_owned(),
+            bytes: at_tok.start..stop,
+            args,
+        });
+        end = at;
+    }
+    attrs
+}
+
+/// The text of the first argument of the attribute whose parentheses are
+/// the tokens `open` and `close` (commas inside `(..)` or `[..]` do not
+/// count); `None` when it is empty.
+fn first_argument<'a>(
+    src: &'a str,
+    tokens: &[Token],
+    open: usize,
+    close: usize,
+) -> Option<&'a str> {
+    let mut depth = 0i32;
+    let mut end = tokens.get(close)?.start;
+    for t in tokens.get(open + 1..close)? {
+        match t.kind {
+            Kind::Punct(b'(' | b'[') => depth += 1,
+            Kind::Punct(b')' | b']') => depth -= 1,
+            Kind::Punct(b',') if depth == 0 => {
+                end = t.start;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let first = src.get(tokens.get(open)?.end..end)?;
+    (!first.trim().is_empty()).then_some(first)
+}
+
+/// The byte ranges of the `@builtin(..)` attributes in the parameter list
+/// of the function whose `fn` is at `fn_at`; `None` when the list is not
+/// there or a parameter has another attribute.
+fn builtin_attributes(src: &str, tokens: &[Token], fn_at: usize) -> Option<Vec<Range<usize>>> {
+    let open = fn_at + 2;
+    if !is_punct(tokens.get(open), b'(') {
+        return None;
+    }
+    let close = matching_close(tokens, open)?;
+    let mut ranges = Vec::new();
+    let mut i = open + 1;
+    while i < close {
+        if is_punct(tokens.get(i), b'@') {
+            if !is_ident(src, tokens.get(i + 1), "builtin") || !is_punct(tokens.get(i + 2), b'(') {
+                return None;
+            }
+            let end = matching_close(tokens, i + 2)?;
+            ranges.push(tokens.get(i)?.start..tokens.get(end)?.end);
+            i = end;
+        }
+        i += 1;
+    }
+    Some(ranges)
+}
+
+/// `src` with every character in `ranges` replaced by spaces (line breaks
+/// kept): the same bytes offsets and lines as before.
+fn blank(src: &str, ranges: &[Range<usize>]) -> String {
+    let mut out = String::with_capacity(src.len() + 512);
+    for (i, c) in src.char_indices() {
+        if c != '\n' && c != '\r' && ranges.iter().any(|r| r.contains(&i)) {
+            out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
