@@ -434,6 +434,35 @@ fn profiled_runs_report_gpu_time_without_allocating_again() {
     let delta = gpu.counters().since(&before);
     assert_eq!((delta.buffers_created, delta.bind_groups_created), (0, 0));
     assert_eq!(again.gpu_ns.is_some(), gpu.has_timestamps());
+    // Per-node times where the device has timestamps inside passes (lavapipe
+    // and the H200 do): one per node, shown by describe() and to_dot().
+    let inside = gpu
+        .device()
+        .features()
+        .contains(vyre_graph::wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
+    if inside {
+        let nodes = Chain::SPEC.nodes.len();
+        assert_eq!(again.node_gpu_ns.len(), nodes, "{again:?}");
+        let sum: u64 = again.node_gpu_ns.iter().sum();
+        let pass = again.gpu_ns.expect("pass time");
+        assert!(
+            sum <= pass + pass / 10 + 1000,
+            "nodes {sum} ns within the pass's {pass} ns"
+        );
+        assert_eq!(chain.graph().node_times(), again.node_gpu_ns);
+        let described = chain.describe();
+        assert!(described.nodes.iter().all(|n| n.gpu_ns.is_some()));
+        assert!(described.to_string().contains(" µs"), "{described}");
+        assert!(chain.to_dot().contains(" µs\\nlevel"), "{}", chain.to_dot());
+    } else {
+        assert!(again.node_gpu_ns.is_empty());
+    }
+    // Phases of the run are timed.
+    assert!(
+        again.phases.encode_ns > 0 && again.phases.wait_ns > 0,
+        "{:?}",
+        again.phases
+    );
 }
 
 #[test]

@@ -22,6 +22,10 @@ pub struct NodeDescription {
     pub depends_on: Vec<usize>,
     /// How many workgroups it launches.
     pub size: DispatchSize,
+    /// Its dispatch's GPU nanoseconds in the graph's latest profiled run
+    /// (`DispatchConfig::with_profile` on a device with timestamps inside
+    /// passes).
+    pub gpu_ns: Option<u64>,
 }
 
 /// One buffer of a [`Description`].
@@ -84,6 +88,9 @@ impl fmt::Display for Description {
             if !n.depends_on.is_empty() {
                 write!(f, " after {:?}", n.depends_on)?;
             }
+            if let Some(ns) = n.gpu_ns {
+                write!(f, ", {:.1} µs", ns as f64 / 1e3)?;
+            }
             writeln!(f)?;
         }
         for b in &self.buffers {
@@ -117,6 +124,7 @@ impl Graph {
     #[must_use]
     pub fn describe(&self) -> Description {
         let a = &self.program.analysis;
+        let times = self.node_times();
         Description {
             name: self.program.spec.name.to_string(),
             nodes: self
@@ -136,6 +144,7 @@ impl Graph {
                     level: a.levels.get(i).copied().unwrap_or(0),
                     depends_on: a.dependencies(i),
                     size: n.size,
+                    gpu_ns: times.get(i).copied(),
                 })
                 .collect(),
             buffers: self
@@ -167,7 +176,19 @@ impl Graph {
     /// The schedule as a Graphviz DOT graph (`dot -Tsvg` draws it).
     #[must_use]
     pub fn to_dot(&self) -> String {
-        let nodes: Vec<&str> = self.program.spec.nodes.iter().map(|n| &*n.label).collect();
+        let times = self.node_times();
+        let labels: Vec<String> = self
+            .program
+            .spec
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| match times.get(i) {
+                Some(ns) => format!("{}\n{:.1} µs", n.label, *ns as f64 / 1e3),
+                None => n.label.to_string(),
+            })
+            .collect();
+        let nodes: Vec<&str> = labels.iter().map(String::as_str).collect();
         let buffers: Vec<&str> = self.program.spec.buffers.iter().map(|b| &*b.name).collect();
         let uses: Vec<Vec<Use>> = self
             .program
@@ -179,6 +200,17 @@ impl Graph {
         self.program
             .analysis
             .to_dot(&self.program.spec.name, &nodes, &buffers, &uses)
+    }
+
+    /// Each node's GPU nanoseconds in the latest profiled run, in node
+    /// order (empty until a run profiled on a device with timestamps inside
+    /// passes).
+    #[must_use]
+    pub fn node_times(&self) -> Vec<u64> {
+        self.node_gpu_ns
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// Device bytes for problem size `n` with and without aliasing of

@@ -19,7 +19,7 @@ use crate::resource::{Feed, GpuBufferHandle, Sink};
 use crate::spec::{BufferClass, GraphSpec, OverrideValue};
 
 /// What one run did, for telemetry and tests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RunReport {
     /// The problem size.
@@ -40,6 +40,34 @@ pub struct RunReport {
     /// ([`DispatchConfig::profile`](crate::DispatchConfig::profile)) and the
     /// device has them.
     pub gpu_ns: Option<u64>,
+    /// GPU nanoseconds of each node's dispatch, in node order, when the run
+    /// profiled on a device with timestamps inside passes
+    /// (`TIMESTAMP_QUERY_INSIDE_PASSES`); empty otherwise. The latest are
+    /// also shown by [`Graph::describe`] and [`Graph::to_dot`].
+    pub node_gpu_ns: Vec<u64>,
+    /// Host time of each phase of the run.
+    pub phases: RunPhases,
+}
+
+/// Host nanoseconds of each phase of a run, in order: what to compare with
+/// hand-written wgpu when a run is slower than it should be.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RunPhases {
+    /// Checking the device, inputs, outputs and grids.
+    pub check_ns: u64,
+    /// Taking the cached launch plan (or making one: sizing and allocating).
+    pub plan_ns: u64,
+    /// Uploading host inputs and rebinding resident ones.
+    pub bind_ns: u64,
+    /// Recording the commands.
+    pub encode_ns: u64,
+    /// Finishing the encoder and submitting it.
+    pub submit_ns: u64,
+    /// Waiting for the GPU and the map callbacks.
+    pub wait_ns: u64,
+    /// Copying mapped results out.
+    pub copy_ns: u64,
 }
 
 /// A compiled graph: pipelines and layouts built once, a launch-plan cache,
@@ -119,6 +147,9 @@ pub struct Graph {
     /// lookup and the return, never across a call into wgpu; a plan whose
     /// run failed after submission (or panicked) is dropped, never reused.
     pub(crate) cache: Mutex<PlanCache<LaunchPlan>>,
+    /// Each node's GPU nanoseconds in the latest profiled run (empty until
+    /// one ran on a device with timestamps inside passes).
+    pub(crate) node_gpu_ns: Mutex<Vec<u64>>,
 }
 
 impl std::fmt::Debug for Graph {
@@ -184,6 +215,7 @@ impl Graph {
             gpu: gpu.clone(),
             program,
             cache: Mutex::new(PlanCache::new(capacity)),
+            node_gpu_ns: Mutex::new(Vec::new()),
         }
     }
 
@@ -349,10 +381,11 @@ impl Graph {
             });
         }
         // 6. Read back, after one wait.
-        let mut stamps = [0u8; 16];
+        let mut stamps = Vec::new();
         let mut targets =
             crate::readback::targets(&started.checkout.plan, sinks, config.profile, &mut stamps);
-        crate::readback::map_and_copy(
+        let wait_start = std::time::Instant::now();
+        let copy_ns = crate::readback::map_and_copy(
             gpu,
             &started.checkout.plan.map_slots,
             Some(submission),
@@ -360,6 +393,8 @@ impl Graph {
             &mut targets,
         )?;
         drop(targets);
+        started.report.phases.wait_ns = elapsed_ns(wait_start).saturating_sub(copy_ns);
+        started.report.phases.copy_ns = copy_ns;
         Ok(started.succeeded(gpu, config.profile, &stamps))
     }
 
@@ -413,7 +448,7 @@ impl Graph {
                 reason: error.to_string(),
             });
         }
-        let mut stamps = [0u8; 16];
+        let mut stamps = Vec::new();
         let mut targets =
             crate::readback::targets(&started.checkout.plan, sinks, config.profile, &mut stamps);
         crate::readback::map_and_copy_async(gpu, &started.checkout.plan.map_slots, &mut targets)
@@ -501,9 +536,12 @@ impl Graph {
         config: &DispatchConfig,
     ) -> Result<Started<'_>> {
         let (gpu, program) = (&self.gpu, &self.program);
+        let started_at = std::time::Instant::now();
         gpu.check_ready()?;
         program.check_io(gpu, n, feeds, sinks, config)?;
         let override_grids = self.override_grids(n, config)?;
+        let check_ns = elapsed_ns(started_at);
+        let planned = std::time::Instant::now();
         let checkout = self.checkout(n, config)?;
         let report = RunReport {
             n,
@@ -513,6 +551,12 @@ impl Graph {
             submissions: 0,
             record_ns: 0,
             gpu_ns: None,
+            node_gpu_ns: Vec::new(),
+            phases: RunPhases {
+                check_ns,
+                plan_ns: elapsed_ns(planned),
+                ..RunPhases::default()
+            },
         };
         let mut started = Started {
             checkout,
@@ -522,10 +566,12 @@ impl Graph {
         if program.spec.nodes.is_empty() {
             return Ok(started);
         }
+        let bind_start = std::time::Instant::now();
         let plan = &mut started.checkout.plan;
         let copies = plan.bind_feeds(gpu, program, feeds);
         plan.timer(gpu, config.profile);
         let plan = &started.checkout.plan;
+        started.report.phases.bind_ns = elapsed_ns(bind_start);
         let record_start = std::time::Instant::now();
         let recording = Recording {
             label: config.label.as_deref().unwrap_or(&program.spec.name),
@@ -535,8 +581,8 @@ impl Graph {
             timer: plan.timer.as_ref().filter(|_| config.profile),
         };
         started.reads_back = crate::record::encode(encoder, program, plan, &recording);
-        started.report.record_ns =
-            u64::try_from(record_start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        started.report.record_ns = elapsed_ns(record_start);
+        started.report.phases.encode_ns = started.report.record_ns;
         Ok(started)
     }
 
@@ -546,9 +592,12 @@ impl Graph {
         encoder: wgpu::CommandEncoder,
         started: &mut Started<'_>,
     ) -> wgpu::SubmissionIndex {
+        let start = std::time::Instant::now();
         let command = encoder.finish();
         started.report.submissions = 1;
-        self.gpu.submit(command)
+        let index = self.gpu.submit(command);
+        started.report.phases.submit_ns = elapsed_ns(start);
+        index
     }
 
     /// Check problem size `n` against every limit a run would check before
@@ -666,6 +715,10 @@ impl Graph {
     }
 }
 
+fn elapsed_ns(since: std::time::Instant) -> u64 {
+    u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
 /// A run that has been recorded: its plan, its report so far.
 struct Started<'g> {
     checkout: Checkout<'g>,
@@ -675,11 +728,21 @@ struct Started<'g> {
 
 impl Started<'_> {
     /// The run succeeded: its plan goes back to the cache.
-    fn succeeded(mut self, gpu: &Gpu, profiled: bool, stamps: &[u8; 16]) -> RunReport {
+    fn succeeded(mut self, gpu: &Gpu, profiled: bool, stamps: &[u8]) -> RunReport {
         self.checkout.plan.set_destroy_on_drop(true);
         let mut report = self.report;
         if profiled && self.checkout.plan.timer.is_some() {
-            report.gpu_ns = Some(crate::readback::gpu_ns(gpu, stamps));
+            let (pass, nodes) = crate::readback::gpu_ns(gpu, stamps);
+            report.gpu_ns = Some(pass);
+            if !nodes.is_empty() {
+                self.checkout
+                    .graph
+                    .node_gpu_ns
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .clone_from(&nodes);
+                report.node_gpu_ns = nodes;
+            }
         }
         self.checkout.succeeded();
         report
@@ -735,7 +798,7 @@ impl RecordedRun<'_> {
     ) -> Result<RunReport> {
         let graph = self.started.checkout.graph;
         self.check_same_sinks(sinks)?;
-        let mut stamps = [0u8; 16];
+        let mut stamps = Vec::new();
         let mut targets = crate::readback::targets(
             &self.started.checkout.plan,
             sinks,
@@ -760,7 +823,7 @@ impl RecordedRun<'_> {
     pub async fn read_async(self, sinks: &mut [Sink<'_>]) -> Result<RunReport> {
         let graph = self.started.checkout.graph;
         self.check_same_sinks(sinks)?;
-        let mut stamps = [0u8; 16];
+        let mut stamps = Vec::new();
         let mut targets = crate::readback::targets(
             &self.started.checkout.plan,
             sinks,
@@ -824,7 +887,7 @@ impl RecordedRun<'_> {
     pub fn finish(self, submission: &wgpu::SubmissionIndex) -> RunReport {
         let _ = submission;
         let graph = self.started.checkout.graph;
-        self.started.succeeded(&graph.gpu, false, &[0; 16])
+        self.started.succeeded(&graph.gpu, false, &[])
     }
 }
 

@@ -81,7 +81,7 @@ pub use describe::Description;
 pub use dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
 pub use error::{BackendError, DRIVER_SETUP_HINT, Result};
 pub use gpu::{AdapterSummary, Gpu, GpuCounters, GpuOptions};
-pub use graph::{Graph, RecordedRun, RunReport};
+pub use graph::{Graph, RecordedRun, RunPhases, RunReport};
 pub use pipeline::WgpuPipeline;
 pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
 pub use resource::{Feed, GpuBufferHandle, GpuResource, Input, Sink};

@@ -65,7 +65,7 @@ pub(crate) fn targets<'a>(
     plan: &'a LaunchPlan,
     sinks: &'a mut [Sink<'_>],
     profiling: bool,
-    stamps: &'a mut [u8; 16],
+    stamps: &'a mut Vec<u8>,
 ) -> Targets<'a> {
     let mut list: SmallVec<[(&wgpu::Buffer, &mut [u8]); 4]> = SmallVec::new();
     for (k, sink) in sinks.iter_mut().enumerate() {
@@ -74,6 +74,7 @@ pub(crate) fn targets<'a>(
         }
     }
     if let Some(t) = plan.timer.as_ref().filter(|_| profiling) {
+        stamps.resize(t.count as usize * 8, 0);
         list.push((&t.read, &mut stamps[..]));
     }
     Targets { list }
@@ -92,11 +93,26 @@ impl<'a> Targets<'a> {
     }
 }
 
-/// The pass's GPU time from the timestamps read back into `stamps`.
-pub(crate) fn gpu_ns(gpu: &Gpu, stamps: &[u8; 16]) -> u64 {
-    let [begin, end]: [u64; 2] = bytemuck::pod_read_unaligned(stamps);
+/// The pass's GPU nanoseconds and each dispatch's (empty without
+/// per-dispatch timestamps) from the timestamps read back into `stamps`.
+pub(crate) fn gpu_ns(gpu: &Gpu, stamps: &[u8]) -> (u64, Vec<u64>) {
     let period = f64::from(gpu.queue().get_timestamp_period());
-    (end.saturating_sub(begin) as f64 * period) as u64
+    let ticks: Vec<u64> = stamps
+        .chunks_exact(8)
+        .map(bytemuck::pod_read_unaligned)
+        .collect();
+    let ns = |from: u64, to: u64| (to.saturating_sub(from) as f64 * period) as u64;
+    let pass = match ticks.as_slice() {
+        [begin, end, ..] => ns(*begin, *end),
+        _ => 0,
+    };
+    let nodes = ticks
+        .get(2..)
+        .unwrap_or(&[])
+        .windows(2)
+        .map(|w| ns(w[0], w[1]))
+        .collect();
+    (pass, nodes)
 }
 
 /// Map the first `dst.len()` bytes of each target after `submission`
@@ -107,9 +123,9 @@ pub(crate) fn map_and_copy(
     submission: Option<wgpu::SubmissionIndex>,
     timeout: Option<Duration>,
     targets: &mut Targets<'_>,
-) -> Result<()> {
+) -> Result<u64> {
     if targets.is_empty() {
-        return Ok(());
+        return Ok(0);
     }
     request(slots, &targets.list)?;
     gpu.wait(submission, timeout)?;
@@ -131,9 +147,9 @@ pub(crate) async fn map_and_copy_async(
     gpu: &Gpu,
     slots: &Arc<MapSlots>,
     targets: &mut Targets<'_>,
-) -> Result<()> {
+) -> Result<u64> {
     if targets.is_empty() {
-        return Ok(());
+        return Ok(0);
     }
     request(slots, &targets.list)?;
     MapWait {
@@ -193,8 +209,10 @@ fn pending(slots: &MapSlots, count: usize) -> bool {
 }
 
 /// Copy every mapped target out and unmap it; on any failure, unmap what
-/// was mapped (so the next run can map it again) and report.
-fn finish(gpu: &Gpu, slots: &MapSlots, targets: &mut Targets<'_>) -> Result<()> {
+/// was mapped (so the next run can map it again) and report. Returns the
+/// nanoseconds spent copying.
+fn finish(gpu: &Gpu, slots: &MapSlots, targets: &mut Targets<'_>) -> Result<u64> {
+    let start = std::time::Instant::now();
     let count = targets.list.len();
     if states(slots, count).any(|s| s != MAPPED) {
         for ((buffer, _), state) in targets.list.iter().zip(states(slots, count)) {
@@ -229,7 +247,7 @@ fn finish(gpu: &Gpu, slots: &MapSlots, targets: &mut Targets<'_>) -> Result<()> 
         total += dst.len() as u64;
     }
     gpu.count_read_back(total);
-    Ok(())
+    Ok(u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX))
 }
 
 /// Resolves when every slot has reported.

@@ -50,7 +50,11 @@ pub(crate) fn encode(
         // Pipeline state persists across dispatches in a pass: set it only
         // when it changes (a chain of one kernel sets it once).
         let mut current = usize::MAX;
+        let per_dispatch = recording.timer.filter(|t| t.per_dispatch);
         for (node, grid) in recording.grids.iter().enumerate() {
+            if let Some(t) = per_dispatch {
+                pass.write_timestamp(&t.queries, 2 + node as u32);
+            }
             let pipeline = program.node_pipeline[node];
             if pipeline != current {
                 pass.set_pipeline(&program.pipelines[pipeline]);
@@ -60,6 +64,9 @@ pub(crate) fn encode(
                 pass.set_bind_group(group as u32, bind_group, &[]);
             }
             pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+        }
+        if let Some(t) = per_dispatch {
+            pass.write_timestamp(&t.queries, 2 + recording.grids.len() as u32);
         }
     }
     let mut reads_back = false;
@@ -81,8 +88,8 @@ pub(crate) fn encode(
         }
     }
     if let Some(t) = recording.timer {
-        encoder.resolve_query_set(&t.queries, 0..2, &t.resolve, 0);
-        encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.read, 0, 16);
+        encoder.resolve_query_set(&t.queries, 0..t.count, &t.resolve, 0);
+        encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.read, 0, u64::from(t.count) * 8);
     }
     reads_back
 }

@@ -295,7 +295,7 @@ impl GpuBufferHandle {
             &mut crate::readback::Targets::one(&staging, &mut out[..]),
         );
         gpu.free_buffer(&staging);
-        read.map(|()| out)
+        read.map(|_| out)
     }
 
     /// Read the buffer back as elements of `T` (trailing bytes that do not
