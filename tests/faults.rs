@@ -237,7 +237,7 @@ fn absurd_sizes_through_the_typed_api_fail_fast_without_allocating() {
         // The binding limit applies (the buffer is bound), not the larger
         // buffer-size limit.
         assert!(
-            matches!(err, BackendError::BufferTooLarge { max, .. } if max == binding_limit),
+            matches!(err, BackendError::BufferTooLarge { max, limit, .. } if max == binding_limit && limit.contains("max_storage_buffer_binding_size")),
             "n = {n}: {err:?}"
         );
         let spent = gpu.counters().since(&before);

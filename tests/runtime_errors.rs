@@ -111,7 +111,7 @@ fn input_larger_than_the_storage_binding_limit() {
     let before = gpu.counters();
     let err = run(&graph, n, &[Feed::Host(&x)], &mut [Sink::Skip]);
     assert!(
-        matches!(&err, BackendError::BufferTooLarge { buffer, bytes, max: m } if buffer == "x" && *bytes == n * 4 && *m == max),
+        matches!(&err, BackendError::BufferTooLarge { buffer, bytes, max: m, .. } if buffer == "x" && *bytes == n * 4 && *m == max),
         "{err:?}"
     );
     message_ends_with(

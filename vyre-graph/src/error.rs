@@ -113,16 +113,19 @@ pub enum BackendError {
         /// Bytes given.
         actual: u64,
     },
-    /// A buffer would be larger than the device allows in one binding.
+    /// A buffer would be larger than a device limit allows.
     #[error(
-        "`{buffer}` needs {bytes} bytes but this device binds at most {max} bytes per buffer; split the problem into smaller runs (a Gpu opened with `GpuOptions::with_default_limits` has lower limits than the adapter's own)"
+        "`{buffer}` needs {bytes} bytes but {limit} is {max} bytes; split the problem into smaller runs (a Gpu opened with `GpuOptions::with_default_limits` has lower limits than the adapter's own)"
     )]
     BufferTooLarge {
         /// The buffer's name.
         buffer: String,
         /// Bytes requested.
         bytes: u64,
-        /// The device's `max_storage_buffer_binding_size` (or uniform limit).
+        /// The limit that applies, as the device names it (e.g. "the
+        /// device's `max_storage_buffer_binding_size`" for a bound buffer).
+        limit: &'static str,
+        /// The limit's value.
         max: u64,
     },
     /// The problem size is zero or cannot be inferred.

@@ -295,6 +295,7 @@ impl Graph {
         usize::try_from(spec.len.eval(n)).map_err(|_| BackendError::BufferTooLarge {
             buffer: spec.name.to_string(),
             bytes: spec.bytes(n),
+            limit: "this host's address space",
             max: usize::MAX as u64,
         })
     }

@@ -205,12 +205,18 @@ fn size(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result
     let mut bytes = Vec::with_capacity(program.spec.buffers.len());
     for b in program.spec.buffers.iter() {
         let logical = b.bytes(n);
-        let max = if b.class == BufferClass::Uniform {
-            limits.max_uniform_buffer_binding_size
+        let (limit, max) = if b.class == BufferClass::Uniform {
+            (
+                "the device's `max_uniform_buffer_binding_size`",
+                limits.max_uniform_buffer_binding_size,
+            )
+        } else if limits.max_storage_buffer_binding_size <= limits.max_buffer_size {
+            (
+                "the device's `max_storage_buffer_binding_size`",
+                limits.max_storage_buffer_binding_size,
+            )
         } else {
-            limits
-                .max_storage_buffer_binding_size
-                .min(limits.max_buffer_size)
+            ("the device's `max_buffer_size`", limits.max_buffer_size)
         };
         if logical == 0 {
             return Err(BackendError::InvalidProblemSize {
@@ -224,6 +230,7 @@ fn size(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result
             return Err(BackendError::BufferTooLarge {
                 buffer: b.name.to_string(),
                 bytes: logical,
+                limit,
                 max,
             });
         }

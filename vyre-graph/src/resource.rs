@@ -82,6 +82,7 @@ impl GpuBufferHandle {
             return Err(BackendError::BufferTooLarge {
                 buffer: "resident buffer".into(),
                 bytes: size,
+                limit: "the device's `max_buffer_size`",
                 max,
             });
         }
