@@ -161,7 +161,7 @@ fn device_errors_never_reach_a_panicking_error_handler_and_the_graph_recovers() 
         }));
     let graph = Graph::new(&gpu, two_step_spec("handler")).expect("graph");
     let x = data(1000, 3);
-    let want: Vec<u32> = x.iter().map(|&v| xor_shift3(mul3_add1(v))).collect();
+    let want = two_step_cpu(&x);
     let mut y = vec![0u32; 1000];
     let good = GpuBufferHandle::from_slice(&gpu, &x).expect("handle");
     graph
@@ -334,26 +334,6 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
     if g.x < arrayLength(&y) { y[g.x] = g.x * 3u + 1u; }
 }";
 
-/// x → mul3_add1 → t → xor_shift3 → y.
-fn two_step_spec(name: &str) -> vyre_graph::spec::GraphSpec {
-    graph_spec(
-        name,
-        vec![
-            unary("mul3_add1", MUL3_ADD1),
-            unary("xor_shift3", XOR_SHIFT3),
-        ],
-        vec![
-            buffer("x", BufferClass::Input, 4, Extent::N),
-            buffer("t", BufferClass::Intermediate, 4, Extent::N),
-            buffer("y", BufferClass::Output, 4, Extent::N),
-        ],
-        vec![
-            node("first", 0, &[(0, 0, 0), (0, 1, 1)], OVER_N),
-            node("second", 1, &[(0, 0, 1), (0, 1, 2)], OVER_N),
-        ],
-    )
-}
-
 /// A small deterministic generator for the load tests.
 struct Rng(u64);
 
@@ -388,16 +368,8 @@ fn many_threads_random_sizes_and_cache_capacities_all_correct() {
                     for run in 0..12 {
                         let n = sizes[rng.below(sizes.len() as u64) as usize];
                         let x = data(n as usize, (t * 100 + run) as u32);
-                        let mut y = vec![0u32; n as usize];
-                        graph
-                            .run(
-                                n,
-                                &[Feed::Host(bytes(&x))],
-                                &mut [Sink::Host(bytes_mut(&mut y))],
-                                &DispatchConfig::default(),
-                            )
-                            .unwrap_or_else(|e| panic!("thread {t} run {run} n {n}: {e}"));
-                        let want: Vec<u32> = x.iter().map(|&v| xor_shift3(mul3_add1(v))).collect();
+                        let (y, _) = run_host(&graph, &x);
+                        let want = two_step_cpu(&x);
                         assert_same(&y, &want, &format!("thread {t} run {run} n {n}"));
                     }
                 })
@@ -421,16 +393,8 @@ fn cycling_more_sizes_than_the_cache_holds_keeps_device_memory_flat() {
     for round in 0..3 {
         for &n in &sizes {
             let x = data(n as usize, round);
-            let mut y = vec![0u32; n as usize];
-            graph
-                .run(
-                    n,
-                    &[Feed::Host(bytes(&x))],
-                    &mut [Sink::Host(bytes_mut(&mut y))],
-                    &DispatchConfig::default(),
-                )
-                .expect("run");
-            let want: Vec<u32> = x.iter().map(|&v| xor_shift3(mul3_add1(v))).collect();
+            let (y, _) = run_host(&graph, &x);
+            let want = two_step_cpu(&x);
             assert_same(&y, &want, &format!("round {round} n {n}"));
         }
         assert_eq!(graph.cached_plans(), 4);
@@ -475,16 +439,8 @@ fn a_dropped_resident_input_is_freed_at_once_even_while_a_plan_names_it() {
         "the handle's 400,000 bytes are freed when it is dropped"
     );
     // The plan rebinds to its own buffer for a host input: still right.
-    y.fill(0);
-    graph
-        .run(
-            100_000,
-            &[Feed::Host(bytes(&x))],
-            &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
-        )
-        .expect("run");
-    let want: Vec<u32> = x.iter().map(|&v| xor_shift3(mul3_add1(v))).collect();
+    let (mut y, _) = run_host(&graph, &x);
+    let want = two_step_cpu(&x);
     assert_same(&y, &want, "after the handle was dropped");
     // A new handle (perhaps at the freed handle's address) is bound anew.
     let other = data(100_000, 10);
@@ -497,6 +453,6 @@ fn a_dropped_resident_input_is_freed_at_once_even_while_a_plan_names_it() {
             &DispatchConfig::default(),
         )
         .expect("run");
-    let want: Vec<u32> = other.iter().map(|&v| xor_shift3(mul3_add1(v))).collect();
+    let want = two_step_cpu(&other);
     assert_same(&y, &want, "a new handle");
 }

@@ -7,64 +7,11 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::*;
-use vyre_graph::spec::{
-    BindingKind, BindingSpec, BufferClass, DispatchSize, Extent, GraphSpec, GridFold,
-};
+use vyre_graph::spec::{BindingKind, BindingSpec, BufferClass, DispatchSize, Extent, GridFold};
 use vyre_graph::{
     DispatchConfig, Feed, Gpu, GpuBufferHandle, GpuDispatchGraph, GpuResource, Graph, Sink,
     WgpuPipeline, launch_accounting,
 };
-
-/// `x -> t -> y` with `t = x * 3 + 1` and `y = t ^ (t >> 3)`.
-fn two_step_spec(name: &str) -> GraphSpec {
-    graph_spec(
-        name,
-        vec![
-            unary("mul3_add1", MUL3_ADD1),
-            unary("xor_shift3", XOR_SHIFT3),
-        ],
-        vec![
-            buffer("x", BufferClass::Input, 4, Extent::N),
-            buffer("t", BufferClass::Intermediate, 4, Extent::N),
-            buffer("y", BufferClass::Output, 4, Extent::N),
-        ],
-        vec![
-            node("scale", 0, &[(0, 0, 0), (0, 1, 1)], OVER_N),
-            node("mix", 1, &[(0, 0, 1), (0, 1, 2)], OVER_N),
-        ],
-    )
-}
-
-fn two_step_cpu(x: &[u32]) -> Vec<u32> {
-    x.iter().map(|&v| xor_shift3(mul3_add1(v))).collect()
-}
-
-/// `x -> y` with `y = x * 3 + 1`.
-fn one_step_spec(name: &str) -> GraphSpec {
-    graph_spec(
-        name,
-        vec![unary("mul3_add1", MUL3_ADD1)],
-        vec![
-            buffer("x", BufferClass::Input, 4, Extent::N),
-            buffer("y", BufferClass::Output, 4, Extent::N),
-        ],
-        vec![node("scale", 0, &[(0, 0, 0), (0, 1, 1)], OVER_N)],
-    )
-}
-
-/// Run a graph with one host input and one host output.
-fn run_host(graph: &Graph, x: &[u32]) -> (Vec<u32>, vyre_graph::RunReport) {
-    let mut y = vec![0u32; x.len()];
-    let report = graph
-        .run(
-            x.len() as u64,
-            &[Feed::Host(bytes(x))],
-            &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
-        )
-        .expect("run");
-    (y, report)
-}
 
 #[test]
 fn chain_of_sixteen_kernels_is_one_submission_with_two_aliased_intermediate_slots() {

@@ -9,11 +9,11 @@
 use std::borrow::Cow;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use vyre_graph::Gpu;
 use vyre_graph::spec::{
     Access, BindingKind, BindingSpec, BufferClass, BufferSpec, DispatchSize, Extent, GraphSpec,
     GridFold, KernelSpec, NodeBinding, NodeSpec,
 };
+use vyre_graph::{DispatchConfig, Feed, Gpu, Graph, RunReport, Sink};
 
 /// The test binary's device. A GPU test never skips: without an adapter it
 /// panics with the error, whose message names the driver setup step.
@@ -404,4 +404,57 @@ pub fn read_write(name: &str, group: u32, binding_index: u32, elem: u32) -> Bind
         elem,
         Access::ReadWrite,
     )
+}
+
+// --- small graphs shared by several test binaries ----------------------------
+
+/// `x -> t -> y` with `t = x * 3 + 1` and `y = t ^ (t >> 3)`.
+pub fn two_step_spec(name: &str) -> GraphSpec {
+    graph_spec(
+        name,
+        vec![
+            unary("mul3_add1", MUL3_ADD1),
+            unary("xor_shift3", XOR_SHIFT3),
+        ],
+        vec![
+            buffer("x", BufferClass::Input, 4, Extent::N),
+            buffer("t", BufferClass::Intermediate, 4, Extent::N),
+            buffer("y", BufferClass::Output, 4, Extent::N),
+        ],
+        vec![
+            node("scale", 0, &[(0, 0, 0), (0, 1, 1)], OVER_N),
+            node("mix", 1, &[(0, 0, 1), (0, 1, 2)], OVER_N),
+        ],
+    )
+}
+
+pub fn two_step_cpu(x: &[u32]) -> Vec<u32> {
+    x.iter().map(|&v| xor_shift3(mul3_add1(v))).collect()
+}
+
+/// `x -> y` with `y = x * 3 + 1`.
+pub fn one_step_spec(name: &str) -> GraphSpec {
+    graph_spec(
+        name,
+        vec![unary("mul3_add1", MUL3_ADD1)],
+        vec![
+            buffer("x", BufferClass::Input, 4, Extent::N),
+            buffer("y", BufferClass::Output, 4, Extent::N),
+        ],
+        vec![node("scale", 0, &[(0, 0, 0), (0, 1, 1)], OVER_N)],
+    )
+}
+
+/// Run a graph with one host input and one host output.
+pub fn run_host(graph: &Graph, x: &[u32]) -> (Vec<u32>, RunReport) {
+    let mut y = vec![0u32; x.len()];
+    let report = graph
+        .run(
+            x.len() as u64,
+            &[Feed::Host(bytes(x))],
+            &mut [Sink::Host(bytes_mut(&mut y))],
+            &DispatchConfig::default(),
+        )
+        .expect("run");
+    (y, report)
 }
