@@ -28,11 +28,14 @@
     )
 )]
 
+extern crate proc_macro;
+
 mod analyse;
 mod diag;
 mod expand;
 mod input;
 mod load;
+mod naga_diag;
 mod reflect;
 mod rust_types;
 mod timings;
