@@ -33,11 +33,14 @@ extern crate proc_macro;
 mod analyse;
 mod diag;
 mod expand;
+mod hints;
 mod input;
 mod load;
 mod naga_diag;
 mod reflect;
 mod rust_types;
+mod sites;
+mod suggest;
 mod timings;
 mod validate;
 

@@ -150,6 +150,8 @@ pub struct KernelInterface {
     pub overrides: Vec<OverrideDecl>,
     /// Structs the bindings' Rust types need, in dependency order.
     pub structs: Vec<StructDef>,
+    /// Where the workgroup size and the globals are, for messages.
+    pub sites: crate::sites::KernelSites,
     module: Module,
     entry_index: usize,
 }
@@ -188,7 +190,11 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
                     errors.push(syn::Error::new(
                         lit.span(),
                         format!(
-                            "kernel `{name}` has no entry point `{wanted}`; its entry points are {}",
+                            "kernel `{name}` has no entry point `{wanted}`{}\nnote: its entry points are {}",
+                            crate::suggest::did_you_mean(
+                                &wanted,
+                                module.entry_points.iter().map(|ep| ep.name.as_str())
+                            ),
                             list_raw(module.entry_points.iter().map(describe_ep))
                         ),
                     ));
@@ -444,6 +450,7 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
     if !errors.is_empty() {
         return Err(errors);
     }
+    let sites = crate::sites::kernel_sites(&loaded, &module, &ep.name);
     Ok(KernelInterface {
         name,
         source: loaded.source,
@@ -454,6 +461,7 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
         unused_bindings,
         overrides,
         structs,
+        sites,
         entry_index,
         module,
     })

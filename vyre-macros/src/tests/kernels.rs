@@ -310,7 +310,7 @@ fn entry_points_are_chosen_or_explained() {
     for (entry, part) in [
         (
             "nope",
-            "has no entry point `nope`; its entry points are `first` (compute), `second` (compute) and `vs` (vertex)",
+            "has no entry point `nope`\nnote: its entry points are `first` (compute), `second` (compute) and `vs` (vertex)",
         ),
         (
             "vs",
