@@ -1148,7 +1148,11 @@ pub struct StubTypes {
 
 /// Resolve what [`StubTypes`] can from the declarations and the kernels
 /// that reflected.
-pub fn stub_types(graph: &GraphInput, interfaces: &[Option<KernelInterface>]) -> StubTypes {
+pub fn stub_types(
+    graph: &GraphInput,
+    interfaces: &[Option<KernelInterface>],
+    partial: &[Option<crate::partial::PartialTypes>],
+) -> StubTypes {
     let nodes: Vec<&NodeDecl> = graph
         .items
         .iter()
@@ -1169,7 +1173,17 @@ pub fn stub_types(graph: &GraphInput, interfaces: &[Option<KernelInterface>]) ->
                     BufferRef::Alternate { a, b: other, .. } => *a == b.name || *other == b.name,
                 })?;
                 let index = graph.kernels.iter().position(|k| k.name == node.kernel)?;
-                let interface = interfaces.get(index)?.as_ref()?;
+                let Some(interface) = interfaces.get(index)?.as_ref() else {
+                    // A kernel that failed: what its bindings hold, if known.
+                    let types = partial.get(index)?.as_ref()?;
+                    let (_, element) = types.bindings.iter().find(|(n, _)| arg.binding == n.as_str())?;
+                    for def in &types.structs {
+                        if !structs.iter().any(|(d, _)| d.name == def.name) {
+                            structs.push((def.clone(), node.kernel.to_string()));
+                        }
+                    }
+                    return Some(element.tokens());
+                };
                 let binding = interface
                     .bindings
                     .iter()

@@ -38,6 +38,7 @@ mod input;
 mod load;
 mod naga_diag;
 mod reflect;
+mod partial;
 mod rust_types;
 mod sites;
 mod suggest;
@@ -222,13 +223,19 @@ fn front_end(tokens: TokenStream) -> TokenStream {
         .collect::<Vec<_>>();
     let includes = quote!(#(const _: &str = ::core::include_str!(#tracked);)*);
 
+    // What failed kernels' bindings hold, for the error stub.
+    let mut partial: Vec<Option<partial::PartialTypes>> = Vec::new();
     let interfaces: Vec<Option<reflect::KernelInterface>> = loaded
         .into_iter()
         .map(|kernel| {
-            let validated = match validate::validate(kernel?, native) {
+            partial.push(None);
+            let validated = match validate::validate_or_partial(kernel?, native) {
                 Ok(v) => v,
-                Err(e) => {
-                    diag.push(e);
+                Err(failed) => {
+                    diag.push(failed.error);
+                    if let Some(slot) = partial.last_mut() {
+                        *slot = failed.partial;
+                    }
                     return None;
                 }
             };
@@ -242,7 +249,7 @@ fn front_end(tokens: TokenStream) -> TokenStream {
         })
         .collect();
 
-    let stub = expand::stub(&graph, &analyse::stub_types(&graph, &interfaces));
+    let stub = expand::stub(&graph, &analyse::stub_types(&graph, &interfaces, &partial));
     if syntax_ok
         && let Some(analysis) = analyse::analyse(graph, interfaces, &mut diag)
         && diag.is_empty()

@@ -160,9 +160,13 @@ pub fn from_parse(e: &ParseError, source: &str) -> Rewritten {
                 range: at..at,
                 text: format!("add `{token}` here"),
             });
-            out.help = Some(format!(
-                "a `{token}` is missing after the previous token, or something between them is"
-            ));
+            out.help = Some(if same_line {
+                format!(
+                    "if `{found}` continues the expression, an operator is missing before it"
+                )
+            } else {
+                format!("end the statement with `{token}`")
+            });
         } else if let Some(first) = out.primary.as_mut() {
             first.text = format!("expected {expected}");
             out.message = format!("expected {expected}, found `{found}`");
@@ -375,7 +379,7 @@ pub fn from_validation(
         _ => {}
     }
     if let Some(cap) = capability(&chain) {
-        out.message = format!("{cap}, which WebGPU's defaults leave out");
+        out.message = format!("{cap} (not in WebGPU's defaults)");
         out.help = Some(
             "write `limits native;` in graph! to allow it (the device must then support it)"
                 .to_owned(),
@@ -601,10 +605,10 @@ fn op_symbol(op: naga::BinaryOperator) -> &'static str {
 fn capability(chain: &[String]) -> Option<String> {
     let text = chain.join(" ");
     for (naga, what) in [
-        ("FLOAT64", "`f64` needs the device feature SHADER_F64"),
-        ("SHADER_INT64", "64-bit integers need the device feature SHADER_INT64"),
-        ("SHADER_FLOAT16", "`f16` needs the device feature SHADER_F16"),
-        ("SHADER_F16", "`f16` needs the device feature SHADER_F16"),
+        ("FLOAT64", "`f64` needs device feature SHADER_F64"),
+        ("SHADER_INT64", "64-bit integers need device feature SHADER_INT64"),
+        ("SHADER_FLOAT16", "`f16` needs device feature SHADER_F16"),
+        ("SHADER_F16", "`f16` needs device feature SHADER_F16"),
     ] {
         if text.contains(naga) {
             return Some(what.to_owned());

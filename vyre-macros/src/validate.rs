@@ -12,6 +12,7 @@ use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 
 use crate::load::{LoadedKernel, Origin};
 use crate::naga_diag::{self, Label, Rewritten};
+use crate::partial::{self, PartialTypes};
 
 /// A kernel naga parsed and validated: proof for the reflection stage.
 pub struct ValidatedKernel {
@@ -30,7 +31,16 @@ const NAGA_STACK: usize = 64 << 20;
 /// What naga made of a kernel (all `Send`, so it can cross threads).
 enum Outcome {
     Valid(Box<(naga::Module, ModuleInfo)>),
-    Error(Box<Rewritten>),
+    Error(Box<Rewritten>, Option<PartialTypes>),
+}
+
+/// A kernel that failed: the error, and what its bindings hold when that
+/// could still be found (for the error stub).
+pub struct Failed {
+    /// The error.
+    pub error: syn::Error,
+    /// The bindings' element types, when the kernel (or its globals) parsed.
+    pub partial: Option<PartialTypes>,
 }
 
 /// Parses and validates one kernel. `native` (`limits native;`) enables
@@ -39,7 +49,13 @@ enum Outcome {
 /// naga runs on a thread of its own with a large stack (deeply nested WGSL
 /// cannot overflow the compiler's stack), and a panic in naga becomes an
 /// error instead of aborting the build.
+#[cfg(test)]
 pub fn validate(loaded: LoadedKernel, native: bool) -> syn::Result<ValidatedKernel> {
+    validate_or_partial(loaded, native).map_err(|f| f.error)
+}
+
+/// [`validate`], and on failure what the kernel's bindings hold.
+pub fn validate_or_partial(loaded: LoadedKernel, native: bool) -> Result<ValidatedKernel, Failed> {
     let source = loaded.source.clone();
     let spawned = std::thread::Builder::new()
         .name("vyre-naga".into())
@@ -62,21 +78,32 @@ pub fn validate(loaded: LoadedKernel, native: bool) -> syn::Result<ValidatedKern
                 info,
             })
         }
-        Some(Outcome::Error(rewritten)) => Err(wgsl_error(&loaded, &rewritten)),
-        None => Err(syn::Error::new(
+        Some(Outcome::Error(rewritten, partial)) => Err(Failed {
+            error: wgsl_error(&loaded, &rewritten),
+            partial,
+        }),
+        None => Err(Failed {
+            partial: None,
+            error: syn::Error::new(
             loaded.name.span(),
             format!(
                 "internal error: naga panicked on kernel `{}`; please report this",
                 loaded.name
             ),
-        )),
+        ),
+        }),
     }
 }
 
 fn run_naga(source: &str, native: bool) -> Outcome {
     let module = match naga::front::wgsl::parse_str(source) {
         Ok(module) => module,
-        Err(e) => return Outcome::Error(Box::new(naga_diag::from_parse(&e, source))),
+        Err(e) => {
+            return Outcome::Error(
+                Box::new(naga_diag::from_parse(&e, source)),
+                partial::from_unparsed(source),
+            );
+        }
     };
     let capabilities = if native {
         Capabilities::all()
@@ -86,7 +113,10 @@ fn run_naga(source: &str, native: bool) -> Outcome {
     let mut validator = Validator::new(ValidationFlags::all(), capabilities);
     match validator.validate(&module) {
         Ok(info) => Outcome::Valid(Box::new((module, info))),
-        Err(e) => Outcome::Error(Box::new(naga_diag::from_validation(&e, &module, source))),
+        Err(e) => Outcome::Error(
+            Box::new(naga_diag::from_validation(&e, &module, source)),
+            partial::from_module(&module),
+        ),
     }
 }
 
@@ -133,10 +163,10 @@ fn wgsl_error(loaded: &LoadedKernel, r: &Rewritten) -> syn::Error {
 /// real lines:
 ///
 /// ```text
-///  --> src/lib.rs:13:22
-///    |
-/// 13 |     let x: u32 = 1.5;
-///    |                  ^^^ this is `AbstractFloat`
+///    ┌─ src/lib.rs:13:22
+///    │
+/// 13 │     let x: u32 = 1.5;
+///    │                  ^^^ this is `AbstractFloat`
 /// ```
 fn frame(loaded: &LoadedKernel, label: &Label) -> Vec<String> {
     let source = loaded.source.as_str();
@@ -158,14 +188,16 @@ fn frame(loaded: &LoadedKernel, label: &Label) -> Vec<String> {
     let col = source.get(line_start..start).map_or(0, |b| b.chars().count());
     let end = label.range.end.min(line_end).max(start);
     let width = source.get(start..end).map_or(0, |b| b.chars().count()).max(1);
+    // codespan's box drawing (naga's own style), so the frame is not
+    // mistaken for rustc's frame of the literal or path under it.
     let mut out = Vec::new();
     if let Some(place) = place {
-        out.push(format!("{pad}--> {place}"));
+        out.push(format!("{pad} ┌─ {place}"));
     }
-    out.push(format!("{pad} |"));
-    out.push(format!("{number} | {}", text.trim_end()));
+    out.push(format!("{pad} │"));
+    out.push(format!("{number} │ {}", text.trim_end()));
     out.push(format!(
-        "{pad} | {}{} {}",
+        "{pad} │ {}{} {}",
         " ".repeat(col),
         "^".repeat(width),
         label.text

@@ -256,9 +256,9 @@ fn file_errors_name_the_file_line_and_column() {
         "{m}"
     );
     // The frame names the file's own line and column: just after `1.0`.
-    assert!(m.contains(" --> tests/kernels/bad.wgsl:4:15\n"), "{m}");
-    assert!(m.contains("4 |     v[0] = 1.0\n"), "{m}");
-    assert!(m.contains("  |               ^ add `;` here"), "{m}");
+    assert!(m.contains(" ┌─ tests/kernels/bad.wgsl:4:15\n"), "{m}");
+    assert!(m.contains("4 │     v[0] = 1.0\n"), "{m}");
+    assert!(m.contains("  │               ^ add `;` here"), "{m}");
 }
 
 #[test]
