@@ -40,6 +40,10 @@ fn one_error_per_single_mistake_case() {
         }
         checked += 1;
     }
-    assert!(checked > 30, "only {checked} cases found in {}", dir.display());
+    assert!(
+        checked > 30,
+        "only {checked} cases found in {}",
+        dir.display()
+    );
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -268,7 +268,13 @@ impl Gpu {
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
             eprintln!("vyre-graph: uncaptured wgpu error: {e}");
         }));
-        Ok(Self::assemble(Some(adapter), device, queue, summary, limits))
+        Ok(Self::assemble(
+            Some(adapter),
+            device,
+            queue,
+            summary,
+            limits,
+        ))
     }
 
     /// Adopt an application's device and queue (and, optionally, the adapter

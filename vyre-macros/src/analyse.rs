@@ -368,7 +368,10 @@ pub fn analyse(
         if site.is_none() {
             typed = false;
             let writes = matches!(b.class, BufferClass::Output | BufferClass::InOut);
-            let help = match writes.then(|| crate::hints::writer(&nodes, &kernels, None)).flatten() {
+            let help = match writes
+                .then(|| crate::hints::writer(&nodes, &kernels, None))
+                .flatten()
+            {
                 Some(w) => format!("\nhelp: {w}; or remove it"),
                 None => "\nhelp: bind it in a node, or remove it".to_owned(),
             };
@@ -1084,7 +1087,10 @@ fn report_problem(
             if sites.get(buffer).is_some_and(Option::is_none) {
                 return; // already reported as unbound
             }
-            let element = sites.get(buffer).and_then(Option::as_ref).map(|s| &s.element);
+            let element = sites
+                .get(buffer)
+                .and_then(Option::as_ref)
+                .map(|s| &s.element);
             let help = crate::hints::writer(nodes, ctx.kernels, element)
                 .map(|w| format!("\nhelp: {w}"))
                 .unwrap_or_default();
@@ -1176,7 +1182,10 @@ pub fn stub_types(
                 let Some(interface) = interfaces.get(index)?.as_ref() else {
                     // A kernel that failed: what its bindings hold, if known.
                     let types = partial.get(index)?.as_ref()?;
-                    let (_, element) = types.bindings.iter().find(|(n, _)| arg.binding == n.as_str())?;
+                    let (_, element) = types
+                        .bindings
+                        .iter()
+                        .find(|(n, _)| arg.binding == n.as_str())?;
                     for def in &types.structs {
                         if !structs.iter().any(|(d, _)| d.name == def.name) {
                             structs.push((def.clone(), node.kernel.to_string()));

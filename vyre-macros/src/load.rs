@@ -468,7 +468,9 @@ impl TokenMap {
     /// point just after the last token that ends at or before it.
     pub fn range(&self, range: std::ops::Range<usize>) -> Option<(Span, Span)> {
         if range.is_empty() {
-            let idx = self.entries.partition_point(|&(_, end, _)| end <= range.start);
+            let idx = self
+                .entries
+                .partition_point(|&(_, end, _)| end <= range.start);
             let &(_, _, span) = idx.checked_sub(1).and_then(|i| self.entries.get(i))?;
             let after = just_after(span);
             return Some((after, after));

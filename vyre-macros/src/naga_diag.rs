@@ -124,7 +124,8 @@ pub fn from_parse(e: &ParseError, source: &str) -> Rewritten {
         && let Some(decl) = scan_declaration(source, first.range.end)
     {
         let got_words = type_words(got);
-        out.message = format!("`{name}` is declared `{expected}` but initialized with `{got_words}`");
+        out.message =
+            format!("`{name}` is declared `{expected}` but initialized with `{got_words}`");
         let init_text = source.get(decl.init.clone()).unwrap_or_default().trim();
         out.primary = Some(Label {
             range: decl.init,
@@ -161,9 +162,7 @@ pub fn from_parse(e: &ParseError, source: &str) -> Rewritten {
                 text: format!("add `{token}` here"),
             });
             out.help = Some(if same_line {
-                format!(
-                    "if `{found}` continues the expression, an operator is missing before it"
-                )
+                format!("if `{found}` continues the expression, an operator is missing before it")
             } else {
                 format!("end the statement with `{token}`")
             });
@@ -172,7 +171,10 @@ pub fn from_parse(e: &ParseError, source: &str) -> Rewritten {
             out.message = format!("expected {expected}, found `{found}`");
         }
     } else if message.starts_with("automatic conversions cannot convert") {
-        out.help = Some("WGSL never converts implicitly: convert it explicitly, e.g. `f32(x)` or `u32(x)`".to_owned());
+        out.help = Some(
+            "WGSL never converts implicitly: convert it explicitly, e.g. `f32(x)` or `u32(x)`"
+                .to_owned(),
+        );
     }
     out.message = words(&out.message);
     out
@@ -322,11 +324,7 @@ fn concrete(ty: &str) -> &str {
 // Validation errors
 
 /// Rewrites a validator error of `module` (parsed from `source`).
-pub fn from_validation(
-    e: &WithSpan<ValidationError>,
-    module: &Module,
-    source: &str,
-) -> Rewritten {
+pub fn from_validation(e: &WithSpan<ValidationError>, module: &Module, source: &str) -> Rewritten {
     let inner = e.as_inner();
     let chain = error_chain(inner);
     let original = tidy(&chain.join(": "));
@@ -367,14 +365,12 @@ pub fn from_validation(
             out.class = Class::Type;
             type_site(*handle, module, source, &mut out);
         }
-        ValidationError::GlobalVariable { handle, .. } => {
-            if out.primary.is_none() {
-                let span = module.global_variables.get_span(*handle);
-                out.primary = span.to_range().map(|range| Label {
-                    range: clamp(range, source),
-                    text: String::new(),
-                });
-            }
+        ValidationError::GlobalVariable { handle, .. } if out.primary.is_none() => {
+            let span = module.global_variables.get_span(*handle);
+            out.primary = span.to_range().map(|range| Label {
+                range: clamp(range, source),
+                text: String::new(),
+            });
         }
         _ => {}
     }
@@ -409,7 +405,9 @@ fn function_error(
                             out.help = Some(format!(
                                 "uniform buffers are read-only: to write `{name}`, declare it `var<storage, read_write>`"
                             ));
-                            format!("cannot write to `{name}`: it is `var<uniform>`, which is read-only")
+                            format!(
+                                "cannot write to `{name}`: it is `var<uniform>`, which is read-only"
+                            )
                         }
                         Some(naga::AddressSpace::Storage { .. }) => {
                             out.help = Some(format!(
@@ -606,7 +604,10 @@ fn capability(chain: &[String]) -> Option<String> {
     let text = chain.join(" ");
     for (naga, what) in [
         ("FLOAT64", "`f64` needs device feature SHADER_F64"),
-        ("SHADER_INT64", "64-bit integers need device feature SHADER_INT64"),
+        (
+            "SHADER_INT64",
+            "64-bit integers need device feature SHADER_INT64",
+        ),
         ("SHADER_FLOAT16", "`f16` needs device feature SHADER_F16"),
         ("SHADER_F16", "`f16` needs device feature SHADER_F16"),
     ] {

@@ -70,7 +70,9 @@ where
 pub fn unknown(what: &str, wanted: &str, known: &[String]) -> String {
     let all = crate::diag::list(known);
     match closest(wanted, known.iter().map(String::as_str)) {
-        Some(c) => format!("unknown {what} `{wanted}`; did you mean `{c}`?\nnote: the {what}s are {all}"),
+        Some(c) => {
+            format!("unknown {what} `{wanted}`; did you mean `{c}`?\nnote: the {what}s are {all}")
+        }
         None => format!("unknown {what} `{wanted}`; the {what}s are {all}"),
     }
 }

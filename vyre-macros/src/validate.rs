@@ -85,12 +85,12 @@ pub fn validate_or_partial(loaded: LoadedKernel, native: bool) -> Result<Validat
         None => Err(Failed {
             partial: None,
             error: syn::Error::new(
-            loaded.name.span(),
-            format!(
-                "internal error: naga panicked on kernel `{}`; please report this",
-                loaded.name
+                loaded.name.span(),
+                format!(
+                    "internal error: naga panicked on kernel `{}`; please report this",
+                    loaded.name
+                ),
             ),
-        ),
         }),
     }
 }
@@ -171,7 +171,10 @@ fn wgsl_error(loaded: &LoadedKernel, r: &Rewritten) -> syn::Error {
 fn frame(loaded: &LoadedKernel, label: &Label) -> Vec<String> {
     let source = loaded.source.as_str();
     let start = label.range.start.min(source.len());
-    let line_start = source.get(..start).and_then(|b| b.rfind('\n')).map_or(0, |i| i + 1);
+    let line_start = source
+        .get(..start)
+        .and_then(|b| b.rfind('\n'))
+        .map_or(0, |i| i + 1);
     let line_end = source
         .get(start..)
         .and_then(|a| a.find('\n'))
@@ -181,13 +184,18 @@ fn frame(loaded: &LoadedKernel, label: &Label) -> Vec<String> {
     // The real line number: `file:LINE:col`.
     let number = place
         .as_deref()
-        .and_then(|p| p.rsplitn(3, ':').nth(1))
+        .and_then(|p| p.rsplit(':').nth(1))
         .unwrap_or("")
         .to_owned();
     let pad = " ".repeat(number.len());
-    let col = source.get(line_start..start).map_or(0, |b| b.chars().count());
+    let col = source
+        .get(line_start..start)
+        .map_or(0, |b| b.chars().count());
     let end = label.range.end.min(line_end).max(start);
-    let width = source.get(start..end).map_or(0, |b| b.chars().count()).max(1);
+    let width = source
+        .get(start..end)
+        .map_or(0, |b| b.chars().count())
+        .max(1);
     // codespan's box drawing (naga's own style), so the frame is not
     // mistaken for rustc's frame of the literal or path under it.
     let mut out = Vec::new();

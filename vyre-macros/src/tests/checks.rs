@@ -154,7 +154,10 @@ fn hazards_from_the_analysis() {
         "struct G; {} input x[n]; inout w[n]; output y[n]; node k(src: x, dst: y) over n;",
         copy_kernel("k", "f32", "64")
     );
-    assert_error(&src, &["inout `w` is not bound by any node\nhelp: node `k` could write it"]);
+    assert_error(
+        &src,
+        &["inout `w` is not bound by any node\nhelp: node `k` could write it"],
+    );
 }
 
 #[test]

@@ -104,8 +104,14 @@ fn literal_errors_name_the_line_inside_the_literal() {
     // One frame, the initializer underlined (no `<kernel k>` coordinates).
     assert!(!m.contains("<kernel"), "{m}");
     assert!(m.contains("let x: u32 = 1.5;"), "frame: {m}");
-    assert!(m.contains("                 ^^^ this is `AbstractFloat`"), "frame: {m}");
-    assert!(m.contains("help: WGSL never converts implicitly: write `u32(1.5)`"), "{m}");
+    assert!(
+        m.contains("                 ^^^ this is `AbstractFloat`"),
+        "frame: {m}"
+    );
+    assert!(
+        m.contains("help: WGSL never converts implicitly: write `u32(1.5)`"),
+        "{m}"
+    );
     assert!(m.lines().next().is_some_and(|l| l.len() < 100), "{m}");
     // Stable Rust cannot point inside a literal: the span is the literal.
     assert_eq!(e.span().start().line, 1);
@@ -189,7 +195,10 @@ fn token_errors_point_at_the_offending_token() {
         "{e}"
     );
     // No code frame: rustc draws the span itself.
-    assert!(!e.to_string().contains('│') && !e.to_string().contains(" | "), "{e}");
+    assert!(
+        !e.to_string().contains('│') && !e.to_string().contains(" | "),
+        "{e}"
+    );
     let start = e.span().start();
     // `struct G; kernel ` precedes the declaration on line 1.
     assert_eq!(start.line, 5, "{e}");
@@ -250,9 +259,7 @@ fn file_errors_name_the_file_line_and_column() {
     let m = e.to_string();
     // Relative to CARGO_MANIFEST_DIR: no machine-specific prefix.
     assert!(
-        m.starts_with(
-            "WGSL syntax error in kernel `bad`: missing `;` at the end of the line\n"
-        ),
+        m.starts_with("WGSL syntax error in kernel `bad`: missing `;` at the end of the line\n"),
         "{m}"
     );
     // The frame names the file's own line and column: just after `1.0`.
