@@ -107,4 +107,20 @@ pub mod __private {
     /// beside its errors, when no kernel could say the real one.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
     pub enum Unresolved {}
+
+    /// The type of an output field in that placeholder when not even the
+    /// kernel's globals parsed: Rust's never type `!`, named on stable
+    /// through a function pointer's return type. A value of it coerces to
+    /// any type, so user code returning the field as `Vec<T>` gets no
+    /// second error.
+    pub type Unknown = <fn() -> ! as ReturnOf>::Output;
+
+    /// The return type of a function pointer (see [`Unknown`]).
+    pub trait ReturnOf {
+        /// The return type.
+        type Output;
+    }
+    impl<T> ReturnOf for fn() -> T {
+        type Output = T;
+    }
 }

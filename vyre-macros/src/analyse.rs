@@ -316,49 +316,61 @@ pub fn analyse(
                 .filter(|b| b.kind != BindingKind::Uniform)
                 .count();
             let uniform = k.bindings.len() - storage;
+            // The first binding over the limit, where the kernel has it.
+            let over = |uniforms: bool, max: usize| {
+                k.bindings
+                    .iter()
+                    .filter(|b| (b.kind == BindingKind::Uniform) == uniforms)
+                    .nth(max)
+                    .and_then(|b| k.sites.global(&b.name))
+            };
+            let at = |site: Option<&crate::sites::Site>, message: String| match site {
+                Some(site) => site.error(&message),
+                None => syn::Error::new(decl.name.span(), message),
+            };
             if storage > MAX_STORAGE_BUFFERS {
-                diag.error(
-                    decl.name.span(),
+                diag.push(at(
+                    over(false, MAX_STORAGE_BUFFERS),
                     format!(
-                        "kernel `{}` binds {storage} storage buffers; the WebGPU default limit maxStorageBuffersPerShaderStage is {MAX_STORAGE_BUFFERS}; {NATIVE_HINT}",
+                        "kernel `{}` binds {storage} storage buffers, over WebGPU's default maxStorageBuffersPerShaderStage = {MAX_STORAGE_BUFFERS}\nhelp: use at most {MAX_STORAGE_BUFFERS} (merge buffers into one array), or {NATIVE_HINT}",
                         decl.name
                     ),
-                );
+                ));
             }
             if uniform > MAX_UNIFORM_BUFFERS {
-                diag.error(
-                    decl.name.span(),
+                diag.push(at(
+                    over(true, MAX_UNIFORM_BUFFERS),
                     format!(
-                        "kernel `{}` binds {uniform} uniform buffers; the WebGPU default limit maxUniformBuffersPerShaderStage is {MAX_UNIFORM_BUFFERS}; {NATIVE_HINT}",
+                        "kernel `{}` binds {uniform} uniform buffers, over WebGPU's default maxUniformBuffersPerShaderStage = {MAX_UNIFORM_BUFFERS}\nhelp: use at most {MAX_UNIFORM_BUFFERS} (merge them into one struct), or {NATIVE_HINT}",
                         decl.name
                     ),
-                );
+                ));
             }
             if let Some(b) = k
                 .bindings
                 .iter()
                 .find(|b| b.group >= MAX_BIND_GROUPS || b.binding >= MAX_BINDINGS_PER_GROUP)
             {
-                diag.error(
-                    decl.name.span(),
+                diag.push(at(
+                    k.sites.global(&b.name),
                     format!(
-                        "kernel `{}` binds {} beyond the WebGPU default limits maxBindGroups = {MAX_BIND_GROUPS} and maxBindingsPerBindGroup = {MAX_BINDINGS_PER_GROUP}; {NATIVE_HINT}",
+                        "kernel `{}` binds {} beyond WebGPU's default maxBindGroups = {MAX_BIND_GROUPS} and maxBindingsPerBindGroup = {MAX_BINDINGS_PER_GROUP}\nhelp: {NATIVE_HINT}",
                         decl.name,
                         b.describe()
                     ),
-                );
+                ));
             }
             if default_size_users.get(i).copied().unwrap_or(false)
                 && let Ok(size) = k.workgroup_size
                 && let Some(message) = workgroup_limit_problem(size)
             {
-                diag.error(
-                    decl.name.span(),
+                diag.push(at(
+                    k.sites.workgroup_size.as_ref(),
                     format!(
-                        "kernel `{}`: workgroup size {size:?} {message}; {NATIVE_HINT}",
+                        "kernel `{}`: workgroup size {size:?} {message}\nhelp: {NATIVE_HINT}",
                         decl.name
                     ),
-                );
+                ));
             }
         }
     }
@@ -410,10 +422,19 @@ pub fn analyse(
     for (b, site) in buffer_decls.iter().zip(&sites) {
         if site.is_none() {
             typed = false;
+            let writes = matches!(b.class, BufferClass::Output | BufferClass::InOut);
+            let help = match writes
+                .then(|| crate::hints::writer(&nodes, &kernels, None))
+                .flatten()
+            {
+                Some(w) => format!("\nhelp: {w}; or remove it"),
+                None => "\nhelp: bind it in a node, or remove it".to_owned(),
+            };
             diag.error(
                 b.name.span(),
                 format!(
-                    "buffer `{}` is not bound by any node; remove it or bind it",
+                    "{} `{}` is not bound by any node{help}",
+                    class_keyword(b.class),
                     b.name
                 ),
             );
@@ -617,14 +638,14 @@ fn workgroup_limit_problem(size: [u32; 3]) -> Option<String> {
     for ((v, max), axis) in size.iter().zip(MAX_WORKGROUP_SIZE).zip(names) {
         if *v > max {
             return Some(format!(
-                "exceeds the WebGPU default limit maxComputeWorkgroupSize{axis} = {max}"
+                "exceeds WebGPU's default maxComputeWorkgroupSize{axis} = {max}"
             ));
         }
     }
     let total = size.iter().map(|&v| u64::from(v)).product::<u64>();
     if total > MAX_INVOCATIONS {
         return Some(format!(
-            "has {total} invocations, over the WebGPU default limit maxComputeInvocationsPerWorkgroup = {MAX_INVOCATIONS}"
+            "has {total} invocations, over WebGPU's default maxComputeInvocationsPerWorkgroup = {MAX_INVOCATIONS}"
         ));
     }
     None
@@ -653,9 +674,14 @@ impl Ctx<'_> {
         let Some(&ki) = self.kernel_index.get(&kname) else {
             diag.error(
                 decl.kernel.span(),
-                format!(
-                    "unknown kernel `{kname}`; the kernels are {}",
-                    list(self.kernel_decls.iter().map(|k| k.name.to_string()))
+                crate::suggest::unknown(
+                    "kernel",
+                    &kname,
+                    &self
+                        .kernel_decls
+                        .iter()
+                        .map(|k| k.name.to_string())
+                        .collect::<Vec<_>>(),
                 ),
             );
             return None;
@@ -688,7 +714,11 @@ impl Ctx<'_> {
                 diag.error(
                     arg.binding.span(),
                     format!(
-                        "kernel `{kname}` has no binding `{bname}`{unused}; its bindings are {}",
+                        "kernel `{kname}` has no binding `{bname}`{}{unused}\nnote: its bindings are {}",
+                        crate::suggest::did_you_mean(
+                            &bname,
+                            kernel.bindings.iter().map(|b| b.name.as_str())
+                        ),
                         describe_bindings(kernel)
                     ),
                 );
@@ -743,7 +773,13 @@ impl Ctx<'_> {
                 };
                 diag.error(
                     o.name.span(),
-                    format!("kernel `{kname}` has no override `{oname}`; {known}"),
+                    format!(
+                        "kernel `{kname}` has no override `{oname}`{}\nnote: {known}",
+                        crate::suggest::did_you_mean(
+                            &oname,
+                            kernel.overrides.iter().map(|o| o.name.as_str())
+                        )
+                    ),
                 );
             }
         }
@@ -772,9 +808,14 @@ impl Ctx<'_> {
             if !self.buffer_index.contains_key(&n.to_string()) {
                 diag.error(
                     n.span(),
-                    format!(
-                        "unknown buffer `{n}`; the buffers are {}",
-                        list(self.buffer_decls.iter().map(|b| b.name.to_string()))
+                    crate::suggest::unknown(
+                        "buffer",
+                        &n.to_string(),
+                        &self
+                            .buffer_decls
+                            .iter()
+                            .map(|b| b.name.to_string())
+                            .collect::<Vec<_>>(),
                     ),
                 );
             }
@@ -1174,10 +1215,17 @@ fn report_problem(
             if sites.get(buffer).is_some_and(Option::is_none) {
                 return; // already reported as unbound
             }
+            let element = sites
+                .get(buffer)
+                .and_then(Option::as_ref)
+                .map(|s| &s.element);
+            let help = crate::hints::writer(nodes, ctx.kernels, element)
+                .map(|w| format!("\nhelp: {w}"))
+                .unwrap_or_default();
             diag.error(
                 b.name.span(),
                 format!(
-                    "output `{}` is never written by any node (nodes only read it); write it in a node or declare it `input`/`inout`",
+                    "output `{}` is never written by any node (nodes only read it){help}\nhelp: or declare it `input`/`inout` if the host provides it",
                     b.name
                 ),
             );
@@ -1234,7 +1282,11 @@ pub struct StubTypes {
 
 /// Resolve what [`StubTypes`] can from the declarations and the kernels
 /// that reflected.
-pub fn stub_types(graph: &GraphInput, interfaces: &[Option<KernelInterface>]) -> StubTypes {
+pub fn stub_types(
+    graph: &GraphInput,
+    interfaces: &[Option<KernelInterface>],
+    partial: &[Option<crate::partial::PartialTypes>],
+) -> StubTypes {
     let nodes: Vec<&NodeDecl> = graph
         .items
         .iter()
@@ -1255,7 +1307,20 @@ pub fn stub_types(graph: &GraphInput, interfaces: &[Option<KernelInterface>]) ->
                     BufferRef::Alternate { a, b: other, .. } => *a == b.name || *other == b.name,
                 })?;
                 let index = graph.kernels.iter().position(|k| k.name == node.kernel)?;
-                let interface = interfaces.get(index)?.as_ref()?;
+                let Some(interface) = interfaces.get(index)?.as_ref() else {
+                    // A kernel that failed: what its bindings hold, if known.
+                    let types = partial.get(index)?.as_ref()?;
+                    let (_, element) = types
+                        .bindings
+                        .iter()
+                        .find(|(n, _)| arg.binding == n.as_str())?;
+                    for def in &types.structs {
+                        if !structs.iter().any(|(d, _)| d.name == def.name) {
+                            structs.push((def.clone(), node.kernel.to_string()));
+                        }
+                    }
+                    return Some(element.tokens());
+                };
                 let binding = interface
                     .bindings
                     .iter()

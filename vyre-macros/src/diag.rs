@@ -2,9 +2,11 @@
 //!
 //! Every stage reports into one [`Diagnostics`] instead of stopping at the
 //! first mistake, so one build shows every error of a `graph!` invocation.
-//! Each error is a [`syn::Error`] at the best span available; a *note* (the
-//! first of two conflicting sites, say) is a second error at that site whose
-//! message starts with `note:`.
+//! Each error is a [`syn::Error`] at the best span available. A *note* (the
+//! first of two conflicting sites, say) lives inside its error, as a
+//! `note: ... (file:line:col)` line under the headline: a proc macro on
+//! stable Rust cannot attach a real note, and a second `compile_error!`
+//! would count as a second error.
 
 use proc_macro2::{Span, TokenStream};
 
@@ -38,9 +40,10 @@ impl Diagnostics {
         note_span: Span,
         note: impl std::fmt::Display,
     ) {
-        let mut error = syn::Error::new(span, message);
-        error.combine(syn::Error::new(note_span, format!("note: {note}")));
-        self.push(error);
+        self.push(syn::Error::new(
+            span,
+            format!("{message}\n{}", note_line(note, note_span)),
+        ));
     }
 
     /// Moves every error of `other` into `self`.
@@ -76,6 +79,21 @@ impl Diagnostics {
             .iter()
             .map(syn::Error::to_compile_error)
             .collect()
+    }
+}
+
+/// `note: {note} (file:line:col)`, the place when the span has one.
+pub fn note_line(note: impl std::fmt::Display, span: Span) -> String {
+    match crate::load::span_file(span) {
+        Some(file) => {
+            let start = span.start();
+            format!(
+                "note: {note} ({file}:{}:{})",
+                start.line,
+                start.column.saturating_add(1)
+            )
+        }
+        None => format!("note: {note}"),
     }
 }
 
@@ -120,9 +138,9 @@ mod tests {
         assert!(d.is_empty());
         d.error(Span::call_site(), "one");
         d.error_with_note(Span::call_site(), "two", Span::call_site(), "first");
-        assert_eq!(d.len(), 3);
-        assert_eq!(d.messages(), ["one", "two", "note: first"]);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d.messages(), ["one", "two\nnote: first"]);
         let tokens = d.to_compile_errors().to_string();
-        assert_eq!(tokens.matches("compile_error").count(), 3);
+        assert_eq!(tokens.matches("compile_error").count(), 2);
     }
 }

@@ -531,10 +531,17 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
         .structs
         .iter()
         .map(|(def, origin)| struct_tokens(def, vis, &format!("kernel `{origin}`")));
-    let out_fields = known.outputs.iter().map(|(ident, ty)| {
-        let ty = ty.clone().unwrap_or_else(|| quote!(#p::Unresolved));
-        quote!(#[doc = "Placeholder."] pub #ident: ::std::vec::Vec<#ty>)
+    // An output of unknown type is `!` (it coerces to whatever the user
+    // expects); then `Default` cannot be derived.
+    let out_fields = known.outputs.iter().map(|(ident, ty)| match ty {
+        Some(ty) => quote!(#[doc = "Placeholder."] pub #ident: ::std::vec::Vec<#ty>),
+        None => quote!(#[doc = "Placeholder."] pub #ident: #p::Unknown),
     });
+    let derive_default = known
+        .outputs
+        .iter()
+        .all(|(_, ty)| ty.is_some())
+        .then(|| quote!(#[derive(::core::default::Default)]));
     let resident_fields = known
         .outputs
         .iter()
@@ -547,7 +554,7 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
         }
         #(#structs)*
         /// Placeholder outputs (graph! reported errors).
-        #[derive(::core::default::Default)]
+        #derive_default
         #vis struct #outputs_name {
             #(#out_fields,)*
         }

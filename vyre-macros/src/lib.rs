@@ -29,14 +29,21 @@
     )
 )]
 
+extern crate proc_macro;
+
 mod analyse;
 mod diag;
 mod expand;
 mod fold;
+mod hints;
 mod input;
 mod load;
+mod naga_diag;
+mod partial;
 mod reflect;
 mod rust_types;
+mod sites;
+mod suggest;
 mod timings;
 mod validate;
 
@@ -224,13 +231,19 @@ fn front_end(tokens: TokenStream) -> TokenStream {
         .collect::<Vec<_>>();
     let includes = quote!(#(const _: &str = ::core::include_str!(#tracked);)*);
 
+    // What failed kernels' bindings hold, for the error stub.
+    let mut partial: Vec<Option<partial::PartialTypes>> = Vec::new();
     let (interfaces, fold_facts): (Vec<Option<reflect::KernelInterface>>, Vec<_>) = loaded
         .into_iter()
         .map(|kernel| {
-            let validated = match validate::validate(kernel?, native) {
+            partial.push(None);
+            let validated = match validate::validate_or_partial(kernel?, native) {
                 Ok(v) => v,
-                Err(e) => {
-                    diag.push(e);
+                Err(failed) => {
+                    diag.push(failed.error);
+                    if let Some(slot) = partial.last_mut() {
+                        *slot = failed.partial;
+                    }
                     return None;
                 }
             };
@@ -246,7 +259,7 @@ fn front_end(tokens: TokenStream) -> TokenStream {
         .map(|k| k.map_or((None, None), |(i, f)| (Some(i), Some(f))))
         .unzip();
 
-    let stub = expand::stub(&graph, &analyse::stub_types(&graph, &interfaces));
+    let stub = expand::stub(&graph, &analyse::stub_types(&graph, &interfaces, &partial));
     if syntax_ok
         && let Some(mut analysis) = analyse::analyse(graph, interfaces, &mut diag)
         && diag.is_empty()

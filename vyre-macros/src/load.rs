@@ -103,14 +103,17 @@ impl LoadedKernel {
         }
     }
 
-    /// The name naga's code frame shows for this kernel's text.
-    pub fn frame_path(&self) -> String {
+    /// An error covering the bytes `range` of [`Self::source`]: in token
+    /// form the whole range, first token to last (an empty range is the
+    /// point just after the token before it, where a missing token goes);
+    /// otherwise the literal or the path.
+    pub fn error_at(&self, range: std::ops::Range<usize>, message: String) -> syn::Error {
         match &self.origin {
-            Origin::Literal { .. } => format!("<kernel {}>", self.name),
-            Origin::File { shown, .. } => shown.clone(),
-            Origin::Tokens { span, .. } => {
-                span_file(*span).unwrap_or_else(|| format!("<kernel {}>", self.name))
-            }
+            Origin::Tokens { map, .. } => match map.range(range) {
+                Some((first, last)) => spanned(first, last, message),
+                None => syn::Error::new(self.source_span(), message),
+            },
+            _ => syn::Error::new(self.locate(range.start).span, message),
         }
     }
 
@@ -461,11 +464,57 @@ impl TokenMap {
             .map(|&(_, _, span)| span)
     }
 
+    /// The first and last token of a byte range; for an empty range, the
+    /// point just after the last token that ends at or before it.
+    pub fn range(&self, range: std::ops::Range<usize>) -> Option<(Span, Span)> {
+        if range.is_empty() {
+            let idx = self
+                .entries
+                .partition_point(|&(_, end, _)| end <= range.start);
+            let &(_, _, span) = idx.checked_sub(1).and_then(|i| self.entries.get(i))?;
+            let after = just_after(span);
+            return Some((after, after));
+        }
+        let first = self
+            .entries
+            .iter()
+            .find(|&&(start, end, _)| end > range.start && start < range.end)?;
+        let last = self
+            .entries
+            .iter()
+            .rev()
+            .find(|&&(start, end, _)| start < range.end && end > range.start)?;
+        Some((first.2, last.2))
+    }
+
     /// How many tokens were mapped.
     #[cfg(test)]
     pub fn len(&self) -> usize {
         self.entries.len()
     }
+}
+
+/// An empty span just after `span` (where a missing token goes), when the
+/// compiler can make one; `span` itself otherwise (outside a macro).
+fn just_after(span: Span) -> Span {
+    if proc_macro::is_available() {
+        Span::from(span.unwrap().end())
+    } else {
+        span
+    }
+}
+
+/// An error spanning from `first` to `last` (on stable Rust a
+/// `compile_error!` whose tokens start at one span and end at the other
+/// covers the range between them).
+pub fn spanned(first: Span, last: Span, message: impl std::fmt::Display) -> syn::Error {
+    let tokens: proc_macro2::TokenStream = [
+        TokenTree::Ident(proc_macro2::Ident::new("first", first)),
+        TokenTree::Ident(proc_macro2::Ident::new("last", last)),
+    ]
+    .into_iter()
+    .collect();
+    syn::Error::new_spanned(tokens, message)
 }
 
 /// One level of the rebuild's explicit stack: the tokens of a group, the

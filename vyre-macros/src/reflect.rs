@@ -155,6 +155,8 @@ pub struct KernelInterface {
     pub overrides: Vec<OverrideDecl>,
     /// Structs the bindings' Rust types need, in dependency order.
     pub structs: Vec<StructDef>,
+    /// Where the workgroup size and the globals are, for messages.
+    pub sites: crate::sites::KernelSites,
     module: Module,
     info: ModuleInfo,
 }
@@ -193,7 +195,11 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
                     errors.push(syn::Error::new(
                         lit.span(),
                         format!(
-                            "kernel `{name}` has no entry point `{wanted}`; its entry points are {}",
+                            "kernel `{name}` has no entry point `{wanted}`{}\nnote: its entry points are {}",
+                            crate::suggest::did_you_mean(
+                                &wanted,
+                                module.entry_points.iter().map(|ep| ep.name.as_str())
+                            ),
                             list_raw(module.entry_points.iter().map(describe_ep))
                         ),
                     ));
@@ -465,6 +471,7 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
     if !errors.is_empty() {
         return Err(errors);
     }
+    let sites = crate::sites::kernel_sites(&loaded, &module, &ep.name);
     Ok(KernelInterface {
         name,
         source: loaded.source,
@@ -475,6 +482,7 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
         unused_bindings,
         overrides,
         structs,
+        sites,
         module,
         info,
     })

@@ -10,7 +10,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 
-use crate::load::LoadedKernel;
+use crate::load::{LoadedKernel, Origin};
+use crate::naga_diag::{self, Label, Rewritten};
+use crate::partial::{self, PartialTypes};
 
 /// A kernel naga parsed and validated: proof for the reflection stage.
 pub struct ValidatedKernel {
@@ -29,12 +31,16 @@ const NAGA_STACK: usize = 64 << 20;
 /// What naga made of a kernel (all `Send`, so it can cross threads).
 enum Outcome {
     Valid(Box<(naga::Module, ModuleInfo)>),
-    Error {
-        stage: &'static str,
-        message: String,
-        offset: Option<usize>,
-        frame: String,
-    },
+    Error(Box<Rewritten>, Option<PartialTypes>),
+}
+
+/// A kernel that failed: the error, and what its bindings hold when that
+/// could still be found (for the error stub).
+pub struct Failed {
+    /// The error.
+    pub error: syn::Error,
+    /// The bindings' element types, when the kernel (or its globals) parsed.
+    pub partial: Option<PartialTypes>,
 }
 
 /// Parses and validates one kernel. `native` (`limits native;`) enables
@@ -43,19 +49,24 @@ enum Outcome {
 /// naga runs on a thread of its own with a large stack (deeply nested WGSL
 /// cannot overflow the compiler's stack), and a panic in naga becomes an
 /// error instead of aborting the build.
+#[cfg(test)]
 pub fn validate(loaded: LoadedKernel, native: bool) -> syn::Result<ValidatedKernel> {
+    validate_or_partial(loaded, native).map_err(|f| f.error)
+}
+
+/// [`validate`], and on failure what the kernel's bindings hold.
+pub fn validate_or_partial(loaded: LoadedKernel, native: bool) -> Result<ValidatedKernel, Failed> {
     let source = loaded.source.clone();
-    let path = loaded.frame_path();
     let spawned = std::thread::Builder::new()
         .name("vyre-naga".into())
         .stack_size(NAGA_STACK)
-        .spawn(move || run_naga(&source, &path, native));
+        .spawn(move || run_naga(&source, native));
     let outcome = match spawned {
         Ok(handle) => handle.join().ok(),
         // No thread to be had: run here, still catching panics.
         Err(_) => {
-            let (source, path) = (loaded.source.as_str(), loaded.frame_path());
-            catch_unwind(AssertUnwindSafe(|| run_naga(source, &path, native))).ok()
+            let source = loaded.source.as_str();
+            catch_unwind(AssertUnwindSafe(|| run_naga(source, native))).ok()
         }
     };
     match outcome {
@@ -67,19 +78,20 @@ pub fn validate(loaded: LoadedKernel, native: bool) -> syn::Result<ValidatedKern
                 info,
             })
         }
-        Some(Outcome::Error {
-            stage,
-            message,
-            offset,
-            frame,
-        }) => Err(wgsl_error(&loaded, stage, &message, offset, &frame)),
-        None => Err(syn::Error::new(
-            loaded.name.span(),
-            format!(
-                "internal error: naga panicked on kernel `{}`; please report this",
-                loaded.name
+        Some(Outcome::Error(rewritten, partial)) => Err(Failed {
+            error: wgsl_error(&loaded, &rewritten),
+            partial,
+        }),
+        None => Err(Failed {
+            partial: None,
+            error: syn::Error::new(
+                loaded.name.span(),
+                format!(
+                    "internal error: naga panicked on kernel `{}`; please report this",
+                    loaded.name
+                ),
             ),
-        )),
+        }),
     }
 }
 
@@ -91,10 +103,10 @@ pub fn revalidate(source: &str, native: bool) -> Option<naga::Module> {
     let spawned = std::thread::Builder::new()
         .name("vyre-naga".into())
         .stack_size(NAGA_STACK)
-        .spawn(move || run_naga(&owned, "", native));
+        .spawn(move || run_naga(&owned, native));
     let outcome = match spawned {
         Ok(handle) => handle.join().ok(),
-        Err(_) => catch_unwind(AssertUnwindSafe(|| run_naga(source, "", native))).ok(),
+        Err(_) => catch_unwind(AssertUnwindSafe(|| run_naga(source, native))).ok(),
     };
     match outcome {
         Some(Outcome::Valid(valid)) => Some(valid.0),
@@ -102,21 +114,14 @@ pub fn revalidate(source: &str, native: bool) -> Option<naga::Module> {
     }
 }
 
-fn run_naga(source: &str, path: &str, native: bool) -> Outcome {
+fn run_naga(source: &str, native: bool) -> Outcome {
     let module = match naga::front::wgsl::parse_str(source) {
         Ok(module) => module,
         Err(e) => {
-            let offset = e
-                .labels()
-                .next()
-                .and_then(|(span, _)| span.to_range())
-                .map(|r| r.start);
-            return Outcome::Error {
-                stage: "parse",
-                message: e.message().to_owned(),
-                offset,
-                frame: e.emit_to_string_with_path(source, path),
-            };
+            return Outcome::Error(
+                Box::new(naga_diag::from_parse(&e, source)),
+                partial::from_unparsed(source),
+            );
         }
     };
     let capabilities = if native {
@@ -127,188 +132,102 @@ fn run_naga(source: &str, path: &str, native: bool) -> Outcome {
     let mut validator = Validator::new(ValidationFlags::all(), capabilities);
     match validator.validate(&module) {
         Ok(info) => Outcome::Valid(Box::new((module, info))),
-        Err(e) => {
-            // The most specific (shortest) span: naga adds enclosing
-            // contexts (the function, the statement) as further spans.
-            let offset = e
-                .spans()
-                .filter_map(|(span, _)| span.to_range())
-                .min_by_key(|r| r.len())
-                .map(|r| r.start);
-            Outcome::Error {
-                stage: "validation",
-                message: with_hint(&tidy(&error_chain(e.as_inner()))),
-                offset,
-                frame: e.emit_to_string_with_path(source, path),
-            }
-        }
-    }
-}
-
-/// How naga's `Debug` output spells the scalar types, and how WGSL does.
-const SCALARS: &[(&str, &str)] = &[
-    ("Scalar { kind: Uint, width: 4 }", "u32"),
-    ("Scalar { kind: Sint, width: 4 }", "i32"),
-    ("Scalar { kind: Float, width: 4 }", "f32"),
-    ("Scalar { kind: Float, width: 2 }", "f16"),
-    ("Scalar { kind: Float, width: 8 }", "f64"),
-    ("Scalar { kind: Uint, width: 8 }", "u64"),
-    ("Scalar { kind: Sint, width: 8 }", "i64"),
-    ("Scalar { kind: Bool, width: 1 }", "bool"),
-    ("Scalar { kind: AbstractInt, width: 8 }", "abstract-int"),
-    ("Scalar { kind: AbstractFloat, width: 8 }", "abstract-float"),
-];
-
-/// naga's validation messages print its IR: arena handles (`[7]`), `Debug`
-/// types (`Scalar(Scalar { kind: Uint, width: 4 })`) and labels such as
-/// `naga::ir::Expression [6]`. This rewrites them the way WGSL users read
-/// them: `with [5] (of type Scalar(..Uint..))` becomes ``with `u32` ``.
-fn tidy(text: &str) -> String {
-    let mut text = text.to_owned();
-    for (debug, wgsl) in SCALARS {
-        text = text.replace(debug, wgsl);
-    }
-    for (_, wgsl) in SCALARS {
-        text = text.replace(&format!("Scalar({wgsl})"), wgsl);
-        for (size, n) in [("Bi", 2), ("Tri", 3), ("Quad", 4)] {
-            text = text.replace(
-                &format!("Vector {{ size: {size}, scalar: {wgsl} }}"),
-                &format!("vec{n}<{wgsl}>"),
-            );
-        }
-    }
-    for (ir, plain) in [
-        ("naga::ir::Expression", "this expression"),
-        ("naga::ir::Function", "this function"),
-        ("naga::ir::GlobalVariable", "this global"),
-        ("naga::ir::", ""),
-    ] {
-        text = text.replace(ir, plain);
-    }
-    strip_handles(&text)
-}
-
-/// Drops arena handles (` [7]`); ` [5] (of type T)` becomes `` `T` ``.
-fn strip_handles(message: &str) -> String {
-    let mut out = String::with_capacity(message.len());
-    let mut rest = message;
-    while let Some(i) = rest.find(" [") {
-        let (before, after) = rest.split_at(i);
-        out.push_str(before);
-        let digits = after
-            .get(2..)
-            .unwrap_or_default()
-            .bytes()
-            .take_while(u8::is_ascii_digit)
-            .count();
-        if digits == 0 || !after.get(2 + digits..).is_some_and(|r| r.starts_with(']')) {
-            out.push_str(" [");
-            rest = after.get(2..).unwrap_or_default();
-            continue;
-        }
-        rest = after.get(3 + digits..).unwrap_or_default();
-        if let Some(typed) = rest.strip_prefix(" (of type ") {
-            // The matching `)`.
-            let mut depth = 1usize;
-            let close = typed.char_indices().find_map(|(j, c)| {
-                match c {
-                    '(' => depth += 1,
-                    ')' => depth -= 1,
-                    _ => {}
-                }
-                (depth == 0).then_some(j)
-            });
-            if let Some(j) = close {
-                out.push_str(" `");
-                out.push_str(typed.get(..j).unwrap_or_default());
-                out.push('`');
-                rest = typed.get(j + 1..).unwrap_or_default();
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Adds how to fix the validation errors whose cause naga does not name.
-fn with_hint(message: &str) -> String {
-    if message.contains("valid destination for a store") {
-        format!(
-            "{message} (a `var<storage, read>` or `var<uniform>` buffer is read-only: declare it `var<storage, read_write>` to write it)"
-        )
-    } else if message.contains("can't work with") {
-        format!(
-            "{message} (WGSL never converts implicitly: convert one operand, e.g. `f32(x)` or `u32(x)`)"
-        )
-    } else {
-        message.to_owned()
-    }
-}
-
-/// `outer: inner: innermost`, the way naga's errors nest.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut message = e.to_string();
-    let mut source = e.source();
-    let mut depth = 0;
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !message.contains(&text) {
-            message.push_str(": ");
-            message.push_str(&text);
-        }
-        source = s.source();
-        depth += 1;
-        if depth > 16 {
-            break;
-        }
-    }
-    message
-}
-
-/// The error for a naga diagnostic at byte `offset` of the kernel's text.
-fn wgsl_error(
-    loaded: &LoadedKernel,
-    stage: &str,
-    message: &str,
-    offset: Option<usize>,
-    frame: &str,
-) -> syn::Error {
-    let (span, place) = match offset {
-        Some(offset) => {
-            let located = loaded.locate(offset);
-            (located.span, located.place)
-        }
-        None => (loaded.source_span(), None),
-    };
-    let at = place.map(|p| format!(" at {p}")).unwrap_or_default();
-    // naga's frame repeats the message on its first line (`error: ...`).
-    let frame = match frame.split_once('\n') {
-        Some((first, rest)) if first.starts_with("error") => rest,
-        _ => frame,
-    };
-    // Its labels and notes print IR like the message; its source lines
-    // (`12 │ code`) stay verbatim.
-    let frame = frame
-        .trim_end()
-        .lines()
-        .map(|line| {
-            let is_source = line.split_once('│').is_some_and(|(gutter, _)| {
-                let gutter = gutter.trim();
-                !gutter.is_empty() && gutter.bytes().all(|b| b.is_ascii_digit())
-            });
-            if is_source {
-                line.to_owned()
-            } else {
-                tidy(line)
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    syn::Error::new(
-        span,
-        format!(
-            "WGSL {stage} error in kernel `{}`{at}: {message}\n{frame}",
-            loaded.name
+        Err(e) => Outcome::Error(
+            Box::new(naga_diag::from_validation(&e, &module, source)),
+            partial::from_module(&module),
         ),
-    )
+    }
+}
+
+/// The error for a rewritten naga diagnostic.
+///
+/// In token form rustc draws the culprit itself (the whole range, first
+/// token to last), so the message carries no code frame. A string literal
+/// or a file cannot be pointed inside on stable Rust: there the message
+/// draws one frame, at the user's real `file:line:col`. Details follow the
+/// headline as `note:`/`help:` lines of the same error.
+fn wgsl_error(loaded: &LoadedKernel, r: &Rewritten) -> syn::Error {
+    let mut lines = vec![format!(
+        "{} in kernel `{}`: {}",
+        r.class.title(),
+        loaded.name,
+        r.message
+    )];
+    let tokens = matches!(loaded.origin, Origin::Tokens { .. });
+    if let Some(primary) = &r.primary
+        && !tokens
+    {
+        lines.extend(frame(loaded, primary));
+    }
+    for s in &r.secondary {
+        let place = loaded.locate(s.range.start).place;
+        let at = place.map(|p| format!(" ({p})")).unwrap_or_default();
+        lines.push(format!("note: {}{at}", s.text));
+    }
+    if let Some(help) = &r.help {
+        lines.push(format!("help: {help}"));
+    }
+    if r.original != r.message {
+        lines.push(format!("note: naga: {}", naga_diag::tidy(&r.original)));
+    }
+    let message = lines.join("\n");
+    match (&r.primary, tokens) {
+        (Some(primary), true) => loaded.error_at(primary.range.clone(), message),
+        (Some(primary), false) => syn::Error::new(loaded.locate(primary.range.start).span, message),
+        (None, _) => syn::Error::new(loaded.source_span(), message),
+    }
+}
+
+/// A code frame of `label` in the kernel's text, numbered with the user's
+/// real lines:
+///
+/// ```text
+///    ┌─ src/lib.rs:13:22
+///    │
+/// 13 │     let x: u32 = 1.5;
+///    │                  ^^^ this is `AbstractFloat`
+/// ```
+fn frame(loaded: &LoadedKernel, label: &Label) -> Vec<String> {
+    let source = loaded.source.as_str();
+    let start = label.range.start.min(source.len());
+    let line_start = source
+        .get(..start)
+        .and_then(|b| b.rfind('\n'))
+        .map_or(0, |i| i + 1);
+    let line_end = source
+        .get(start..)
+        .and_then(|a| a.find('\n'))
+        .map_or(source.len(), |i| start + i);
+    let text = source.get(line_start..line_end).unwrap_or_default();
+    let place = loaded.locate(start).place;
+    // The real line number: `file:LINE:col`.
+    let number = place
+        .as_deref()
+        .and_then(|p| p.rsplit(':').nth(1))
+        .unwrap_or("")
+        .to_owned();
+    let pad = " ".repeat(number.len());
+    let col = source
+        .get(line_start..start)
+        .map_or(0, |b| b.chars().count());
+    let end = label.range.end.min(line_end).max(start);
+    let width = source
+        .get(start..end)
+        .map_or(0, |b| b.chars().count())
+        .max(1);
+    // codespan's box drawing (naga's own style), so the frame is not
+    // mistaken for rustc's frame of the literal or path under it.
+    let mut out = Vec::new();
+    if let Some(place) = place {
+        out.push(format!("{pad} ┌─ {place}"));
+    }
+    out.push(format!("{pad} │"));
+    out.push(format!("{number} │ {}", text.trim_end()));
+    out.push(format!(
+        "{pad} │ {}{} {}",
+        " ".repeat(col),
+        "^".repeat(width),
+        label.text
+    ));
+    out
 }

@@ -28,7 +28,7 @@ fn unknown_and_missing_bindings_list_the_kernels_bindings() {
             "node scale(src: x, dst: t, extra: y) over n; node add(a: t, b: y, params: params, out: out) over n;",
         ),
         &[
-            "kernel `scale` has no binding `extra`; its bindings are `src` (group 0, binding 0, var<storage, read> array<f32>), `dst` (group 0, binding 1, var<storage, read_write> array<f32>)",
+            "kernel `scale` has no binding `extra`\nnote: its bindings are `src` (group 0, binding 0, var<storage, read> array<f32>), `dst` (group 0, binding 1, var<storage, read_write> array<f32>)",
         ],
     );
     assert_error(
@@ -154,7 +154,10 @@ fn hazards_from_the_analysis() {
         "struct G; {} input x[n]; inout w[n]; output y[n]; node k(src: x, dst: y) over n;",
         copy_kernel("k", "f32", "64")
     );
-    assert_error(&src, &["buffer `w` is not bound by any node"]);
+    assert_error(
+        &src,
+        &["inout `w` is not bound by any node\nhelp: node `k` could write it"],
+    );
 }
 
 #[test]
@@ -210,7 +213,7 @@ fn webgpu_default_limits_unless_native() {
         ("1, 1, 128", "maxComputeWorkgroupSizeZ = 64"),
         (
             "32, 16",
-            "has 512 invocations, over the WebGPU default limit maxComputeInvocationsPerWorkgroup = 256",
+            "has 512 invocations, over WebGPU's default maxComputeInvocationsPerWorkgroup = 256",
         ),
     ] {
         assert_error(&graph(wg, ""), &[part, "write `limits native;`"]);
@@ -231,7 +234,7 @@ fn webgpu_default_limits_unless_native() {
     };
     assert_error(
         &src(""),
-        &["binds 9 storage buffers; the WebGPU default limit maxStorageBuffersPerShaderStage is 8"],
+        &["binds 9 storage buffers, over WebGPU's default maxStorageBuffersPerShaderStage = 8"],
     );
     assert_ok(&src("limits native;"));
 }
@@ -278,7 +281,7 @@ fn overrides_are_checked_per_node() {
     assert_error(
         &graph("node s = sort(src: a, dst: b) over n with { WGX = 1, SHIFT = 0 };"),
         &[
-            "kernel `sort` has no override `WGX`; its overrides are `WG` (u32, default 64), `SHIFT` (u32, no default)",
+            "kernel `sort` has no override `WGX`; did you mean `WG`?\nnote: its overrides are `WG` (u32, default 64), `SHIFT` (u32, no default)",
         ],
     );
     assert_error(
@@ -306,7 +309,7 @@ fn overrides_are_checked_per_node() {
     assert_error(
         &graph("node s = sort(src: a, dst: b) over n with { WG = 1024, SHIFT = 0 };"),
         &[
-            "node `s`: workgroup size [1024, 1, 1] exceeds the WebGPU default limit maxComputeWorkgroupSizeX = 256",
+            "node `s`: workgroup size [1024, 1, 1] exceeds WebGPU's default maxComputeWorkgroupSizeX = 256",
         ],
     );
     assert_error(
@@ -529,7 +532,7 @@ fn override_workgroup_sizes_are_evaluated_by_naga_per_node() {
             "node s = k(v: out) over n with { BIG = 1 };",
         ),
         &[
-            "node `s`: workgroup size [512, 1, 1] exceeds the WebGPU default limit maxComputeWorkgroupSizeX = 256",
+            "node `s`: workgroup size [512, 1, 1] exceeds WebGPU's default maxComputeWorkgroupSizeX = 256",
         ],
     );
 }

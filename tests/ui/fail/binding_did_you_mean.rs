@@ -1,0 +1,22 @@
+// A misspelt binding name: the closest one is suggested.
+use vyre_graph::graph;
+
+graph! {
+    pub struct Broken;
+
+    kernel copy = wgsl {
+        @group(0) @binding(0) var<storage, read> src: array<f32>;
+        @group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x < arrayLength(&dst) { dst[g.x] = src[g.x]; }
+        }
+    };
+
+    input x[n];
+    output y[n];
+
+    node copy(src: x, dts: y) over n;
+}
+
+fn main() {}

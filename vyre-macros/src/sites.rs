@@ -1,0 +1,156 @@
+//! Where the parts of a kernel are in the user's source ([`KernelSites`]):
+//! the entry point's `@workgroup_size(...)` attribute and each buffer
+//! global, so graph-level checks (limits) can point at the attribute or the
+//! binding at fault rather than at the kernel's name.
+
+use std::ops::Range;
+
+use naga::Module;
+use proc_macro2::Span;
+
+use crate::load::{LoadedKernel, Origin, spanned};
+
+/// A place in a kernel: a token range (token form) or the literal / path
+/// with the `file:line:col` inside it.
+#[derive(Clone)]
+pub struct Site {
+    first: Span,
+    last: Span,
+    place: Option<String>,
+    exact: bool,
+}
+
+impl Site {
+    /// An error here. Where rustc cannot point inside (literals, files),
+    /// the message names the place.
+    pub fn error(&self, message: &str) -> syn::Error {
+        let message = match (&self.place, self.exact) {
+            (Some(place), false) => {
+                let (head, rest) = message.split_once('\n').unwrap_or((message, ""));
+                let rest = if rest.is_empty() {
+                    String::new()
+                } else {
+                    format!("\n{rest}")
+                };
+                format!("{head}\n --> {place}{rest}")
+            }
+            _ => message.to_owned(),
+        };
+        spanned(self.first, self.last, message)
+    }
+}
+
+/// The sites of one kernel.
+#[derive(Clone, Default)]
+pub struct KernelSites {
+    /// The entry point's `@workgroup_size(...)`.
+    pub workgroup_size: Option<Site>,
+    /// Each named global with a binding.
+    pub globals: Vec<(String, Site)>,
+}
+
+impl KernelSites {
+    /// The site of global `name`.
+    pub fn global(&self, name: &str) -> Option<&Site> {
+        self.globals
+            .iter()
+            .find_map(|(n, s)| (n == name).then_some(s))
+    }
+}
+
+/// Finds the sites of `module`'s entry point `entry` and its globals.
+pub fn kernel_sites(loaded: &LoadedKernel, module: &Module, entry: &str) -> KernelSites {
+    let globals = module
+        .global_variables
+        .iter()
+        .filter(|(_, g)| g.binding.is_some())
+        .filter_map(|(h, g)| {
+            let range = module.global_variables.get_span(h).to_range()?;
+            Some((g.name.clone()?, site(loaded, range)?))
+        })
+        .collect();
+    KernelSites {
+        workgroup_size: workgroup_attribute(&loaded.source, entry).and_then(|r| site(loaded, r)),
+        globals,
+    }
+}
+
+/// The site of a byte range of the kernel's text.
+fn site(loaded: &LoadedKernel, range: Range<usize>) -> Option<Site> {
+    if range.end > loaded.source.len() || range.is_empty() {
+        return None;
+    }
+    let located = loaded.locate(range.start);
+    match &loaded.origin {
+        Origin::Tokens { map, .. } => {
+            let (first, last) = map.range(range)?;
+            Some(Site {
+                first,
+                last,
+                place: located.place,
+                exact: true,
+            })
+        }
+        _ => Some(Site {
+            first: located.span,
+            last: located.span,
+            place: located.place,
+            exact: false,
+        }),
+    }
+}
+
+/// `@workgroup_size(...)` of the function `entry`: the last one before
+/// `fn entry`.
+fn workgroup_attribute(source: &str, entry: &str) -> Option<Range<usize>> {
+    let bytes = source.as_bytes();
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut search = 0;
+    let fn_at = loop {
+        let i = search + source.get(search..)?.find(entry)?;
+        let end = i + entry.len();
+        let before = source.get(..i)?.trim_end();
+        if before.ends_with("fn")
+            && !bytes.get(end).copied().is_some_and(is_ident)
+            && !before
+                .as_bytes()
+                .get(before.len().wrapping_sub(3))
+                .copied()
+                .is_some_and(is_ident)
+        {
+            break i;
+        }
+        search = end;
+    };
+    let start = source.get(..fn_at)?.rfind("@workgroup_size")?;
+    let open = start + source.get(start..)?.find('(')?;
+    let mut depth = 0usize;
+    for (i, c) in source.get(open..)?.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(start..open + i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_entry_points_attribute() {
+        let src = "@compute @workgroup_size(8, 8)\nfn other() {}\n@compute @workgroup_size(512)\nfn main() {}\n";
+        let r = workgroup_attribute(src, "main").unwrap();
+        assert_eq!(&src[r], "@workgroup_size(512)");
+        let r = workgroup_attribute(src, "other").unwrap();
+        assert_eq!(&src[r], "@workgroup_size(8, 8)");
+        assert!(workgroup_attribute(src, "nope").is_none());
+    }
+}
