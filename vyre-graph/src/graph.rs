@@ -97,6 +97,7 @@ pub struct RunReport {
 ///     .into(),
 ///     nodes: vec![node(0, 1), node(1, 2)].into(),
 ///     schedule: None,
+///     fused: Cow::Borrowed(&[]),
 /// };
 /// let gpu = Gpu::new()?;
 /// let graph = Graph::new(&gpu, spec)?;
@@ -160,7 +161,15 @@ impl Graph {
             .collect::<Result<Vec<_>>>()?;
         let mut keys: Vec<(usize, &[OverrideValue])> = Vec::new();
         let mut node_pipeline = Vec::with_capacity(spec.nodes.len());
-        for node in spec.nodes.iter() {
+        // One pipeline per distinct (kernel, overrides) of the nodes, then
+        // of the fused groups' dispatches (`Program::dispatch_pipeline`);
+        // members of a fused group are never recorded and get none.
+        let fused = spec.fused.iter().map(|g| &g.dispatch);
+        for (i, node) in spec.nodes.iter().chain(fused).enumerate() {
+            if spec.fused.iter().any(|g| g.nodes.contains(&i)) {
+                node_pipeline.push(usize::MAX);
+                continue;
+            }
             let key = (node.kernel, &*node.overrides);
             let index = match keys.iter().position(|k| *k == key) {
                 Some(i) => i,
@@ -597,7 +606,7 @@ impl Graph {
         if config.grid_override.is_none() && config.workgroup_override.is_none() {
             return Ok(None);
         }
-        (0..self.program.spec.nodes.len())
+        (0..self.program.dispatches.len())
             .map(|node| crate::launch::node_grid(&self.gpu, &self.program, node, n, config))
             .collect::<Result<_>>()
             .map(Some)
@@ -915,6 +924,7 @@ mod tests {
             }]
             .into(),
             schedule: None,
+            fused: Cow::Borrowed(&[]),
         }
     }
 

@@ -11,6 +11,7 @@
 //! reflect.rs  ValidatedKernel -> KernelInterface   (bindings, use, layout, overrides)
 //! analyse.rs  GraphInput + KernelInterface* -> GraphAnalysis (names, types, limits, hazards)
 //! fold.rs     GraphAnalysis   -> GraphAnalysis     (`over` kernels wrapped for folded grids)
+//! fuse.rs     GraphAnalysis   -> GraphAnalysis     (element-wise chains fused into one dispatch)
 //! expand.rs   GraphAnalysis   -> tokens            (quote! only)
 //! ```
 //!
@@ -33,6 +34,7 @@ mod analyse;
 mod diag;
 mod expand;
 mod fold;
+mod fuse;
 mod input;
 mod load;
 mod reflect;
@@ -214,6 +216,7 @@ fn front_end(tokens: TokenStream) -> TokenStream {
     let graph = input::parse(tokens, &mut diag);
     let syntax_ok = diag.is_empty();
     let native = graph.limits_native.is_some();
+    let fuse_on = graph.fuse_off.is_none();
 
     let loaded = load::load_all(&graph.kernels, &mut diag);
     // Rebuild when a kernel file changes, even when it has errors.
@@ -224,6 +227,7 @@ fn front_end(tokens: TokenStream) -> TokenStream {
         .collect::<Vec<_>>();
     let includes = quote!(#(const _: &str = ::core::include_str!(#tracked);)*);
 
+    let mut fuse_facts = Vec::new();
     let (interfaces, fold_facts): (Vec<Option<reflect::KernelInterface>>, Vec<_>) = loaded
         .into_iter()
         .map(|kernel| {
@@ -235,6 +239,10 @@ fn front_end(tokens: TokenStream) -> TokenStream {
                 }
             };
             let facts = fold::module_facts(&validated.module);
+            fuse_facts.push(fuse_on.then(|| {
+                let entry = validated.loaded.entry.as_ref().map(syn::LitStr::value);
+                fuse::kernel_facts(&validated.module, &validated.loaded.source, entry)
+            }).flatten());
             match reflect::reflect(validated) {
                 Ok(interface) => Some((interface, facts)),
                 Err(errors) => {
@@ -251,7 +259,13 @@ fn front_end(tokens: TokenStream) -> TokenStream {
         && let Some(mut analysis) = analyse::analyse(graph, interfaces, &mut diag)
         && diag.is_empty()
     {
+        let node_kernels: Vec<usize> = analysis.nodes.iter().map(|n| n.kernel).collect();
         fold::fold(&mut analysis, &fold_facts, native);
+        if fuse_on {
+            let started = timer.lap();
+            fuse::fuse(&mut analysis, &fuse_facts, &node_kernels, native);
+            timer.report_stage(&analysis.header.name.to_string(), "fuse", started);
+        }
         let expanded = expand::expand(&analysis);
         timer.report(&analysis.header.name.to_string(), analysis.kernels.len());
         return quote!(#includes #expanded);
