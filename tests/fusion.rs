@@ -67,7 +67,10 @@ both!(chain {
 #[test]
 fn chain_fused_equals_unfused() {
     let gpu = common::gpu();
-    assert_eq!(groups(&chain::Fused::SPEC), vec![(0..12).collect::<Vec<_>>()]);
+    assert_eq!(
+        groups(&chain::Fused::SPEC),
+        vec![(0..12).collect::<Vec<_>>()]
+    );
     assert!(chain::Unfused::SPEC.fused.is_empty());
     let fused = chain::Fused::new(&gpu).expect("fused");
     let unfused = chain::Unfused::new(&gpu).expect("unfused");
@@ -243,7 +246,12 @@ fn stages_never_fuse_buffers_that_share_memory() {
     let spec = &stages::Fused::SPEC;
     let slots = &spec.schedule.as_ref().expect("schedule").slots;
     for g in spec.fused.iter() {
-        let mut used: Vec<usize> = g.dispatch.bindings.iter().map(|b| slots[b.buffer]).collect();
+        let mut used: Vec<usize> = g
+            .dispatch
+            .bindings
+            .iter()
+            .map(|b| slots[b.buffer])
+            .collect();
         used.sort_unstable();
         let len = used.len();
         used.dedup();

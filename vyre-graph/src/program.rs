@@ -317,7 +317,12 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
             .dispatch
             .bindings
             .iter()
-            .map(|nb| (nb.buffer, analysis.slots.get(nb.buffer).copied().unwrap_or(usize::MAX)))
+            .map(|nb| {
+                (
+                    nb.buffer,
+                    analysis.slots.get(nb.buffer).copied().unwrap_or(usize::MAX),
+                )
+            })
             .collect();
         if let Some((a, b)) = slots.iter().enumerate().find_map(|(i, &(a, sa))| {
             slots[..i]

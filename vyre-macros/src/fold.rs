@@ -554,7 +554,11 @@ fn first_argument<'a>(
 /// The byte ranges of the `@builtin(..)` attributes in the parameter list
 /// of the function whose `fn` is at `fn_at`; `None` when the list is not
 /// there or a parameter has another attribute.
-pub(crate) fn builtin_attributes(src: &str, tokens: &[Token], fn_at: usize) -> Option<Vec<Range<usize>>> {
+pub(crate) fn builtin_attributes(
+    src: &str,
+    tokens: &[Token],
+    fn_at: usize,
+) -> Option<Vec<Range<usize>>> {
     let open = fn_at + 2;
     if !is_punct(tokens.get(open), b'(') {
         return None;

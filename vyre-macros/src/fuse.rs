@@ -68,7 +68,11 @@ pub struct FusedOut {
 /// The facts of a validated module's entry point: the one named by `entry`,
 /// else the only `@compute` one (`None` when there is no such one; reflect
 /// reports that).
-pub fn kernel_facts(module: &naga::Module, source: &str, entry: Option<String>) -> Option<KernelFacts> {
+pub fn kernel_facts(
+    module: &naga::Module,
+    source: &str,
+    entry: Option<String>,
+) -> Option<KernelFacts> {
     let entry = match entry {
         Some(e) => e,
         None => {
@@ -108,7 +112,7 @@ pub fn fuse(
     let mut groups: Vec<(Vec<usize>, KernelOut, NodeOut)> = Vec::new();
     // naga's verdict per composed text: the groups of a long `repeat` are
     // often the same text.
-    let mut verdicts: HashMap<String, bool> = HashMap::new();
+    let mut verdicts: HashMap<String, bool> = seeded_verdicts();
     let mut i = 0;
     while i < count {
         if !candidate(analysis, facts, node_kernels, i) {
@@ -116,13 +120,21 @@ pub fn fuse(
             continue;
         }
         let mut group = vec![i];
+        let mut state = GroupState::default();
+        let first_ok = state.add(analysis, facts, node_kernels, i);
         let mut j = i + 1;
-        while j < count && group.len() < MAX_GROUP && candidate(analysis, facts, node_kernels, j) {
-            group.push(j);
-            if !compatible(analysis, facts, node_kernels, &group) {
-                group.pop();
+        while first_ok
+            && j < count
+            && group.len() < MAX_GROUP
+            && candidate(analysis, facts, node_kernels, j)
+            && same_launch(analysis, i, j)
+        {
+            let mut next = state.clone();
+            if !next.add(analysis, facts, node_kernels, j) {
                 break;
             }
+            state = next;
+            group.push(j);
             j += 1;
         }
         if group.len() >= 2 {
@@ -141,6 +153,31 @@ pub fn fuse(
         analysis.kernels.push(kernel);
         analysis.fused.push(FusedOut { nodes, dispatch });
     }
+}
+
+#[cfg(not(test))]
+fn seeded_verdicts() -> HashMap<String, bool> {
+    HashMap::new()
+}
+
+#[cfg(test)]
+thread_local! {
+    static SEEDED: std::cell::RefCell<HashMap<String, bool>> = std::cell::RefCell::default();
+}
+
+#[cfg(test)]
+fn seeded_verdicts() -> HashMap<String, bool> {
+    SEEDED.with(|s| s.borrow().clone())
+}
+
+/// Runs `f` with naga's verdicts on the given fused texts forced (tests of
+/// the fallback).
+#[cfg(test)]
+pub fn with_verdicts<T>(verdicts: HashMap<String, bool>, f: impl FnOnce() -> T) -> T {
+    SEEDED.with(|s| *s.borrow_mut() = verdicts);
+    let out = f();
+    SEEDED.with(|s| s.borrow_mut().clear());
+    out
 }
 
 fn facts_of<'a>(
@@ -165,6 +202,20 @@ fn candidate(a: &GraphAnalysis, facts: &[Option<KernelFacts>], nk: &[usize], i: 
         && matches!(node.size, SizeOut::Invocations(_))
         && elementwise
         && matches!(workgroup_size(a, node), Some([x, 1, 1]) if x > 0)
+}
+
+/// Nodes `i` and `j` launch the same invocations in the same workgroups.
+fn same_launch(a: &GraphAnalysis, i: usize, j: usize) -> bool {
+    match (a.nodes.get(i), a.nodes.get(j)) {
+        (Some(x), Some(y)) => {
+            let same_size = match (x.size, y.size) {
+                (SizeOut::Invocations(p), SizeOut::Invocations(q)) => p == q,
+                _ => false,
+            };
+            same_size && workgroup_size(a, x) == workgroup_size(a, y)
+        }
+        _ => false,
+    }
 }
 
 /// The bindings of node `i` with their facts.
@@ -263,8 +314,81 @@ fn shared_buffers(
     Some(shared)
 }
 
-fn compatible(a: &GraphAnalysis, facts: &[Option<KernelFacts>], nk: &[usize], group: &[usize]) -> bool {
-    shared_buffers(a, facts, nk, group).is_some()
+/// What a growing group knows of each of its buffers, so that adding a
+/// node costs only that node's bindings (a `repeat` may unroll thousands).
+#[derive(Clone, Default)]
+struct GroupState<'a> {
+    /// By buffer: bound `read_write` by a member; every binding own-index
+    /// with this one array type (`None`: not so); read-only storage and
+    /// uniform bindings.
+    buffers: HashMap<usize, BufferState<'a>>,
+}
+
+#[derive(Clone)]
+struct BufferState<'a> {
+    written: bool,
+    shareable: Option<&'a str>,
+    read_only: usize,
+    uniform: usize,
+}
+
+impl<'a> GroupState<'a> {
+    /// Add node `i`; `false` when the group would break a rule.
+    fn add(
+        &mut self,
+        a: &'a GraphAnalysis,
+        facts: &'a [Option<KernelFacts>],
+        nk: &[usize],
+        i: usize,
+    ) -> bool {
+        let Some(members) = member_bindings(a, facts, nk, i) else {
+            return false;
+        };
+        for m in members {
+            let fresh = BufferState {
+                written: false,
+                shareable: m.array_type,
+                read_only: 0,
+                uniform: 0,
+            };
+            let b = self.buffers.entry(m.buffer).or_insert(fresh);
+            b.written |= m.binding.kind == BindingKind::ReadWriteStorage;
+            if !m.own_index || m.array_type != b.shareable {
+                b.shareable = None;
+            }
+            match m.binding.kind {
+                BindingKind::ReadOnlyStorage => b.read_only += 1,
+                BindingKind::Uniform => b.uniform += 1,
+                BindingKind::ReadWriteStorage => {}
+            }
+        }
+        self.valid(a)
+    }
+
+    fn valid(&self, a: &GraphAnalysis) -> bool {
+        let mut storage = 0;
+        let mut uniform = 0;
+        let mut slots = Vec::with_capacity(self.buffers.len());
+        for (&buffer, b) in &self.buffers {
+            if b.written {
+                if b.shareable.is_none() {
+                    return false;
+                }
+                storage += 1;
+            } else {
+                storage += b.read_only;
+            }
+            uniform += b.uniform;
+            match a.slots.get(buffer) {
+                Some(&slot) => slots.push(slot),
+                None => return false,
+            }
+        }
+        slots.sort_unstable();
+        let count = slots.len();
+        slots.dedup();
+        slots.len() == count && storage <= MAX_STORAGE && uniform <= MAX_UNIFORM
+    }
 }
 
 fn combine(x: Access, y: Access) -> Access {
@@ -345,7 +469,13 @@ fn build(
             .filter(|m| shared.iter().any(|(b, _)| *b == m.buffer))
             .map(|m| (m.binding.name.clone(), shared_name(m.buffer)))
             .collect();
-        let stage = codegen::stage(&f.source, &f.entry, &prefix, &shared_names, &mut next_binding)?;
+        let stage = codegen::stage(
+            &f.source,
+            &f.entry,
+            &prefix,
+            &shared_names,
+            &mut next_binding,
+        )?;
         text.push_str(&format!(
             "\n// --- node `{}` (kernel `{}`) ---\n{}\n",
             node.label,

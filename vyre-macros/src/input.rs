@@ -551,7 +551,9 @@ fn parse_item(input: ParseStream, graph: &mut GraphInput, in_repeat: bool) -> sy
         }
         "fuse" => {
             let mode: Ident = input.parse().map_err(|_| {
-                input.error("expected `off` after `fuse` (`fuse off;` runs every node as its own dispatch)")
+                input.error(
+                    "expected `off` after `fuse` (`fuse off;` runs every node as its own dispatch)",
+                )
             })?;
             if mode != "off" {
                 return Err(syn::Error::new(
@@ -563,7 +565,10 @@ fn parse_item(input: ParseStream, graph: &mut GraphInput, in_repeat: bool) -> sy
             }
             expect_semi(input, "after `fuse off`")?;
             if graph.fuse_off.is_some() {
-                return Err(syn::Error::new(keyword.span(), "`fuse off;` is given twice"));
+                return Err(syn::Error::new(
+                    keyword.span(),
+                    "`fuse off;` is given twice",
+                ));
             }
             graph.fuse_off = Some(keyword.span());
         }

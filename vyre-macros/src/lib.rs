@@ -239,10 +239,14 @@ fn front_end(tokens: TokenStream) -> TokenStream {
                 }
             };
             let facts = fold::module_facts(&validated.module);
-            fuse_facts.push(fuse_on.then(|| {
-                let entry = validated.loaded.entry.as_ref().map(syn::LitStr::value);
-                fuse::kernel_facts(&validated.module, &validated.loaded.source, entry)
-            }).flatten());
+            fuse_facts.push(
+                fuse_on
+                    .then(|| {
+                        let entry = validated.loaded.entry.as_ref().map(syn::LitStr::value);
+                        fuse::kernel_facts(&validated.module, &validated.loaded.source, entry)
+                    })
+                    .flatten(),
+            );
             match reflect::reflect(validated) {
                 Ok(interface) => Some((interface, facts)),
                 Err(errors) => {

@@ -103,10 +103,7 @@ fn elementwise(module: &Module, entry: &str) -> Result<ElementWise, &'static str
         let Some(name) = g.name.clone() else {
             return Err("an unnamed global");
         };
-        let in_helpers = module
-            .functions
-            .iter()
-            .any(|(_, f)| mentions_global(f, h));
+        let in_helpers = module.functions.iter().any(|(_, f)| mentions_global(f, h));
         let own_index = !in_helpers && own_index_only(&ep.function, h, gid);
         storage.insert(
             name,
