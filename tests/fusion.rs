@@ -77,6 +77,13 @@ fn chain_fused_equals_unfused() {
     // Members get no pipeline of their own: one for the fused dispatch.
     assert_eq!(fused.graph().pipeline_count(), 1);
     assert_eq!(unfused.graph().pipeline_count(), 4);
+    // Visible: describe() lists the group, DOT draws it as a cluster.
+    let d = fused.describe();
+    assert_eq!(d.nodes.len(), 12);
+    assert_eq!(d.fused.len(), 1);
+    assert!(d.to_string().contains("12 nodes in one dispatch"), "{d}");
+    assert!(fused.to_dot().contains("subgraph cluster_fused0"));
+    assert!(!unfused.to_dot().contains("cluster_fused"));
     for n in [1usize, 63, 64, 1000, 100_003] {
         let x = common::data(n, n as u32);
         let a = fused.run(&x).expect("fused runs").y;

@@ -58,6 +58,9 @@ pub struct Description {
     pub level_count: u32,
     /// Number of device buffers after aliasing.
     pub slot_count: usize,
+    /// Fused groups: each group's dispatch label and member nodes (indices
+    /// into `nodes`), run as one dispatch.
+    pub fused: Vec<(String, Vec<usize>)>,
 }
 
 impl fmt::Display for Description {
@@ -96,6 +99,18 @@ impl fmt::Display for Description {
                 Some((first, last)) => writeln!(f, ", live nodes {first}..={last}")?,
                 None => writeln!(f, ", unused")?,
             }
+        }
+        for (label, members) in &self.fused {
+            let names: Vec<&str> = members
+                .iter()
+                .map(|&m| self.nodes.get(m).map_or("?", |n| n.label.as_str()))
+                .collect();
+            writeln!(
+                f,
+                "  fused {label}: {} nodes in one dispatch ({})",
+                members.len(),
+                names.join(", ")
+            )?;
         }
         for e in &self.edges {
             writeln!(
@@ -161,6 +176,13 @@ impl Graph {
             edges: a.edges.clone(),
             level_count: a.level_count,
             slot_count: a.slot_count,
+            fused: self
+                .program
+                .spec
+                .fused
+                .iter()
+                .map(|g| (g.dispatch.label.to_string(), g.nodes.to_vec()))
+                .collect(),
         }
     }
 
@@ -176,9 +198,26 @@ impl Graph {
             .iter()
             .map(|n| node_uses(&self.program.spec, n))
             .collect();
-        self.program
-            .analysis
-            .to_dot(&self.program.spec.name, &nodes, &buffers, &uses)
+        let mut dot =
+            self.program
+                .analysis
+                .to_dot(&self.program.spec.name, &nodes, &buffers, &uses);
+        // Each fused group as a cluster around its member nodes.
+        if !self.program.spec.fused.is_empty()
+            && let Some(end) = dot.rfind('}')
+        {
+            let mut clusters = String::new();
+            for (g, group) in self.program.spec.fused.iter().enumerate() {
+                let members: Vec<String> = group.nodes.iter().map(|n| format!("n{n};")).collect();
+                clusters.push_str(&format!(
+                    "    subgraph cluster_fused{g} {{ label=\"{} (one dispatch)\"; style=dashed; {} }}\n",
+                    group.dispatch.label.replace('"', "\\\""),
+                    members.join(" ")
+                ));
+            }
+            dot.insert_str(end, &clusters);
+        }
+        dot
     }
 
     /// Device bytes for problem size `n` with and without aliasing of

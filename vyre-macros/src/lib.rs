@@ -102,6 +102,7 @@ use quote::quote;
 ///     pub struct Saxpy;                  // visibility + name; first item, required
 ///
 ///     limits native;                     // optional: skip the WebGPU default limit checks
+///     fuse off;                          // optional: never fuse nodes (fusion is on by default)
 ///
 ///     kernel scale = "@group(0) @binding(0) var<storage, read> src: array<f32>; ...";  // WGSL string literal
 ///     kernel add = file "kernels/add.wgsl";                  // relative to CARGO_MANIFEST_DIR, else to this file
@@ -118,6 +119,7 @@ use quote::quote;
 ///     node second = add(a: t, b: y, out: out) over n / 2;    // explicit label; invocations
 ///     node g = add(a: t, b: y, out: out) grid [n / 64, 1, 1]; // explicit workgroup grid
 ///     node s = sort(src: ping(a, b), dst: pong(a, b)) over n with { WG = 128, SHIFT = i * 8 };
+///     node c = copy(src: x, dst: t) over n unfused;            // never part of a fused group
 ///     repeat 4 as i { node ...; node ...; }                   // unrolled, i = 0, 1, 2, 3
 /// }
 /// ```
@@ -154,6 +156,13 @@ use quote::quote;
 ///   compile time; a workgroup size that depends on overrides is evaluated
 ///   per node by naga, exactly as pipeline creation will (a size that cannot
 ///   be known at compile time is an error, never a guess).
+/// * **Fusion.** Consecutive element-wise nodes (every access to a buffer the
+///   group writes is at the invocation's own `global_invocation_id.x`; same
+///   `over` size and workgroup size `[x, 1, 1]`; no barriers, atomics or
+///   workgroup memory) are fused at compile time into one kernel and one
+///   dispatch, with bit-identical results (`SPEC.fused`, `describe()`,
+///   `to_dot()` show the groups). `fuse off;` turns it off for the graph,
+///   `unfused` after a node's size (or `with { .. }`) for one node.
 /// * **`repeat K as i { ... }`** unrolls its nodes `K` times (labels
 ///   `label[i]`); `ping(a, b)` is `a` on even iterations and `b` on odd ones,
 ///   `pong(a, b)` the opposite.
