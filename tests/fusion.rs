@@ -352,3 +352,74 @@ fn shrink_fused_equals_unfused() {
     let want: Vec<u32> = x.iter().map(|&v| 777 * 1000 + v + 3).collect();
     common::assert_same(&a, &want, "shrink");
 }
+
+// A fixed random chain (generated once): f32 and i32 steps, a multiply in
+// one node and an add in the next (a compiler that contracted them into
+// one fma across the fused nodes would change the bits), buffers reused.
+both!(random_chain_mixed {
+    kernel fmul = "
+        @group(0) @binding(0) var<storage, read> src: array<f32>;
+        @group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x < arrayLength(&dst) { dst[g.x] = src[g.x] * 1.37; }
+        }
+    ";
+    kernel fadd = "
+        @group(0) @binding(0) var<storage, read> a: array<f32>;
+        @group(0) @binding(1) var<storage, read> b: array<f32>;
+        @group(0) @binding(2) var<storage, read_write> dst: array<f32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x < arrayLength(&dst) { dst[g.x] = a[g.x] + b[g.x] * 0.1; }
+        }
+    ";
+    kernel tobits = "
+        @group(0) @binding(0) var<storage, read> src: array<f32>;
+        @group(0) @binding(1) var<storage, read_write> dst: array<i32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x < arrayLength(&dst) { dst[g.x] = bitcast<i32>(src[g.x]) * -3 + 11; }
+        }
+    ";
+    input x[n];
+    intermediate t0[n];
+    intermediate t1[n];
+    intermediate t2[n];
+    output bits[n];
+    node m1 = fmul(src: x, dst: t0) over n;
+    node a1 = fadd(a: t0, b: x, dst: t1) over n;
+    node m2 = fmul(src: t1, dst: t0) over n;
+    node a2 = fadd(a: t0, b: t1, dst: t2) over n unfused;
+    node a3 = fadd(a: t2, b: x, dst: t1) over n;
+    node b = tobits(src: t1, dst: bits) over n;
+});
+
+#[test]
+fn random_chain_mixed_is_bit_identical() {
+    let gpu = common::gpu();
+    assert_eq!(
+        groups(&random_chain_mixed::Fused::SPEC),
+        vec![vec![0, 1, 2], vec![4, 5]]
+    );
+    let fused = random_chain_mixed::Fused::new(&gpu).expect("fused");
+    let unfused = random_chain_mixed::Unfused::new(&gpu).expect("unfused");
+    let x: Vec<f32> = common::data(4099, 11)
+        .iter()
+        .map(|&v| (v as f32 / u32::MAX as f32 - 0.5) * 1e3)
+        .collect();
+    let a = fused.run(&x).expect("fused").bits;
+    same_bytes(&a, &unfused.run(&x).expect("unfused").bits, "mixed chain");
+    let want: Vec<i32> = x
+        .iter()
+        .map(|&v| {
+            let t0 = v * 1.37;
+            let t1 = t0 + v * 0.1;
+            let t0 = t1 * 1.37;
+            let t2 = t0 + t1 * 0.1;
+            let t1 = t2 + v * 0.1;
+            (t1.to_bits() as i32).wrapping_mul(-3).wrapping_add(11)
+        })
+        .collect();
+    same_bytes(&a, &want, "mixed chain vs CPU");
+}
