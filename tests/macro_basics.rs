@@ -94,7 +94,10 @@ graph! {
 fn specs_are_static_data() {
     const SPEC: &vyre_graph::spec::GraphSpec = &Saxpy::SPEC;
     assert_eq!(SPEC.name, "Saxpy");
-    assert_eq!(SPEC.kernels.len(), 2);
+    // Two declared kernels, plus the one `scale` and `add` are fused into.
+    assert_eq!(SPEC.kernels.len(), 3);
+    assert_eq!(SPEC.fused.len(), 1);
+    assert_eq!(*SPEC.fused[0].nodes, [0, 1]);
     assert_eq!(SPEC.buffers.len(), 4);
     assert_eq!(SPEC.nodes.len(), 2);
     assert_eq!(SPEC.host_inputs().collect::<std::vec::Vec<_>>(), [0, 1]);

@@ -155,6 +155,7 @@ pub fn graph_spec(
 ) -> GraphSpec {
     GraphSpec {
         schedule: None,
+        fused: Cow::Borrowed(&[]),
         name: Cow::Owned(name.to_owned()),
         kernels: Cow::Owned(kernels),
         buffers: Cow::Owned(buffers),

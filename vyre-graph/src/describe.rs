@@ -6,7 +6,7 @@ use std::fmt;
 use vyre_analysis::{Edge, PeakBytes, Use, hazard_name};
 
 use crate::graph::Graph;
-use crate::program::node_uses;
+use crate::program::{Dispatch, node_uses};
 use crate::spec::{BufferClass, DispatchSize, Extent};
 
 /// One node of a [`Description`].
@@ -62,6 +62,9 @@ pub struct Description {
     pub level_count: u32,
     /// Number of device buffers after aliasing.
     pub slot_count: usize,
+    /// Fused groups: each group's dispatch label and member nodes (indices
+    /// into `nodes`), run as one dispatch.
+    pub fused: Vec<(String, Vec<usize>)>,
 }
 
 impl fmt::Display for Description {
@@ -103,6 +106,18 @@ impl fmt::Display for Description {
                 Some((first, last)) => writeln!(f, ", live nodes {first}..={last}")?,
                 None => writeln!(f, ", unused")?,
             }
+        }
+        for (label, members) in &self.fused {
+            let names: Vec<&str> = members
+                .iter()
+                .map(|&m| self.nodes.get(m).map_or("?", |n| n.label.as_str()))
+                .collect();
+            writeln!(
+                f,
+                "  fused {label}: {} nodes in one dispatch ({})",
+                members.len(),
+                names.join(", ")
+            )?;
         }
         for e in &self.edges {
             writeln!(
@@ -170,6 +185,13 @@ impl Graph {
             edges: a.edges.clone(),
             level_count: a.level_count,
             slot_count: a.slot_count,
+            fused: self
+                .program
+                .spec
+                .fused
+                .iter()
+                .map(|g| (g.dispatch.label.to_string(), g.nodes.to_vec()))
+                .collect(),
         }
     }
 
@@ -197,20 +219,61 @@ impl Graph {
             .iter()
             .map(|n| node_uses(&self.program.spec, n))
             .collect();
-        self.program
-            .analysis
-            .to_dot(&self.program.spec.name, &nodes, &buffers, &uses)
+        let mut dot =
+            self.program
+                .analysis
+                .to_dot(&self.program.spec.name, &nodes, &buffers, &uses);
+        // Each fused group as a cluster around its member nodes.
+        if !self.program.spec.fused.is_empty()
+            && let Some(end) = dot.rfind('}')
+        {
+            let mut clusters = String::new();
+            for (g, group) in self.program.spec.fused.iter().enumerate() {
+                let members: Vec<String> = group.nodes.iter().map(|n| format!("n{n};")).collect();
+                clusters.push_str(&format!(
+                    "    subgraph cluster_fused{g} {{ label=\"{} (one dispatch)\"; style=dashed; {} }}\n",
+                    group.dispatch.label.replace('"', "\\\""),
+                    members.join(" ")
+                ));
+            }
+            dot.insert_str(end, &clusters);
+        }
+        dot
     }
 
     /// Each node's GPU nanoseconds in the latest profiled run, in node
-    /// order (empty until a run profiled on a device with timestamps inside
-    /// passes).
+    /// order; the members of a fused group share the group's one dispatch
+    /// and show its time. Empty until a run profiled on a device with
+    /// timestamps inside passes.
     #[must_use]
     pub fn node_times(&self) -> Vec<u64> {
-        self.node_gpu_ns
+        let dispatches = self
+            .dispatch_gpu_ns
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+            .clone();
+        if dispatches.is_empty() {
+            return dispatches;
+        }
+        let spec = &self.program.spec;
+        let mut times = vec![0; spec.nodes.len()];
+        for (d, &ns) in self.program.dispatches.iter().zip(&dispatches) {
+            match *d {
+                Dispatch::Node(n) => {
+                    if let Some(t) = times.get_mut(n) {
+                        *t = ns;
+                    }
+                }
+                Dispatch::Fused(g) => {
+                    for &n in spec.fused.get(g).map_or(&[][..], |g| &g.nodes) {
+                        if let Some(t) = times.get_mut(n) {
+                            *t = ns;
+                        }
+                    }
+                }
+            }
+        }
+        times
     }
 
     /// Device bytes for problem size `n` with and without aliasing of

@@ -208,6 +208,7 @@ impl GpuDispatchGraph {
             buffers: Cow::Owned(buffers),
             nodes: Cow::Owned(nodes),
             schedule: None,
+            fused: Cow::Borrowed(&[]),
         };
         let analysis = crate::program::validate(&spec)?;
         let layouts = self

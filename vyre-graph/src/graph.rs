@@ -40,11 +40,12 @@ pub struct RunReport {
     /// ([`DispatchConfig::profile`](crate::DispatchConfig::profile)) and the
     /// device has them.
     pub gpu_ns: Option<u64>,
-    /// GPU nanoseconds of each node's dispatch, in node order, when the run
-    /// profiled on a device with timestamps inside passes
-    /// (`TIMESTAMP_QUERY_INSIDE_PASSES`); empty otherwise. The latest are
-    /// also shown by [`Graph::describe`] and [`Graph::to_dot`].
-    pub node_gpu_ns: Vec<u64>,
+    /// GPU nanoseconds of each dispatch, in recording order (a fused group
+    /// of nodes is one dispatch), when the run profiled on a device with
+    /// timestamps inside passes (`TIMESTAMP_QUERY_INSIDE_PASSES`); empty
+    /// otherwise. [`Graph::node_times`], [`Graph::describe`] and
+    /// [`Graph::to_dot`] show the latest per node.
+    pub dispatch_gpu_ns: Vec<u64>,
     /// Host time of each phase of the run.
     pub phases: RunPhases,
 }
@@ -125,6 +126,7 @@ pub struct RunPhases {
 ///     .into(),
 ///     nodes: vec![node(0, 1), node(1, 2)].into(),
 ///     schedule: None,
+///     fused: Cow::Borrowed(&[]),
 /// };
 /// let gpu = Gpu::new()?;
 /// let graph = Graph::new(&gpu, spec)?;
@@ -147,9 +149,9 @@ pub struct Graph {
     /// lookup and the return, never across a call into wgpu; a plan whose
     /// run failed after submission (or panicked) is dropped, never reused.
     pub(crate) cache: Mutex<PlanCache<LaunchPlan>>,
-    /// Each node's GPU nanoseconds in the latest profiled run (empty until
-    /// one ran on a device with timestamps inside passes).
-    pub(crate) node_gpu_ns: Mutex<Vec<u64>>,
+    /// Each dispatch's GPU nanoseconds in the latest profiled run (empty
+    /// until one ran on a device with timestamps inside passes).
+    pub(crate) dispatch_gpu_ns: Mutex<Vec<u64>>,
 }
 
 impl std::fmt::Debug for Graph {
@@ -191,7 +193,15 @@ impl Graph {
             .collect::<Result<Vec<_>>>()?;
         let mut keys: Vec<(usize, &[OverrideValue])> = Vec::new();
         let mut node_pipeline = Vec::with_capacity(spec.nodes.len());
-        for node in spec.nodes.iter() {
+        // One pipeline per distinct (kernel, overrides) of the nodes, then
+        // of the fused groups' dispatches (`Program::dispatch_pipeline`);
+        // members of a fused group are never recorded and get none.
+        let fused = spec.fused.iter().map(|g| &g.dispatch);
+        for (i, node) in spec.nodes.iter().chain(fused).enumerate() {
+            if spec.fused.iter().any(|g| g.nodes.contains(&i)) {
+                node_pipeline.push(usize::MAX);
+                continue;
+            }
             let key = (node.kernel, &*node.overrides);
             let index = match keys.iter().position(|k| *k == key) {
                 Some(i) => i,
@@ -215,7 +225,7 @@ impl Graph {
             gpu: gpu.clone(),
             program,
             cache: Mutex::new(PlanCache::new(capacity)),
-            node_gpu_ns: Mutex::new(Vec::new()),
+            dispatch_gpu_ns: Mutex::new(Vec::new()),
         }
     }
 
@@ -413,12 +423,10 @@ impl Graph {
     /// ```no_run
     /// # fn f(graph: &vyre_graph::Graph, x: &[u32], y: &mut [u32]) -> vyre_graph::Result<()> {
     /// use vyre_graph::{DispatchConfig, Feed, Sink};
-    /// let run = graph.run_async(
-    ///     x.len() as u64,
-    ///     &[Feed::Host(bytemuck::cast_slice(x))],
-    ///     &mut [Sink::Host(bytemuck::cast_slice_mut(y))],
-    ///     &DispatchConfig::default(),
-    /// );
+    /// let feeds = [Feed::Host(bytemuck::cast_slice(x))];
+    /// let mut sinks = [Sink::Host(bytemuck::cast_slice_mut(y))];
+    /// let config = DispatchConfig::default();
+    /// let run = graph.run_async(x.len() as u64, &feeds, &mut sinks, &config);
     /// let report = pollster::block_on(run)?;
     /// # Ok(()) }
     /// ```
@@ -552,7 +560,7 @@ impl Graph {
             submissions: 0,
             record_ns: 0,
             gpu_ns: None,
-            node_gpu_ns: Vec::new(),
+            dispatch_gpu_ns: Vec::new(),
             phases: RunPhases {
                 check_ns,
                 plan_ns: elapsed_ns(planned),
@@ -647,7 +655,7 @@ impl Graph {
         if config.grid_override.is_none() && config.workgroup_override.is_none() {
             return Ok(None);
         }
-        (0..self.program.spec.nodes.len())
+        (0..self.program.dispatches.len())
             .map(|node| crate::launch::node_grid(&self.gpu, &self.program, node, n, config))
             .collect::<Result<_>>()
             .map(Some)
@@ -738,11 +746,11 @@ impl Started<'_> {
             if !nodes.is_empty() {
                 self.checkout
                     .graph
-                    .node_gpu_ns
+                    .dispatch_gpu_ns
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .clone_from(&nodes);
-                report.node_gpu_ns = nodes;
+                report.dispatch_gpu_ns = nodes;
             }
         }
         self.checkout.succeeded();
@@ -977,6 +985,7 @@ mod tests {
             }]
             .into(),
             schedule: None,
+            fused: Cow::Borrowed(&[]),
         }
     }
 

@@ -27,13 +27,13 @@ pub(crate) struct LaunchPlan {
     /// caller's command buffer that names them may still be submitted).
     destroy_on_drop: bool,
     pub(crate) plan: BatchDispatchPlan,
-    /// Workgroup grid of each node.
+    /// Workgroup grid of each dispatch (`Program::dispatches`).
     pub(crate) grids: Vec<[u32; 3]>,
     /// Logical bytes of each graph buffer (unrounded).
     pub(crate) bytes: Vec<u64>,
     /// One device buffer per analysis slot.
     pub(crate) slots: Vec<wgpu::Buffer>,
-    /// Bind groups of each node, one per kernel group.
+    /// Bind groups of each dispatch, one per kernel group.
     pub(crate) bind_groups: Vec<SmallVec<[wgpu::BindGroup; 2]>>,
     /// Readback buffer of each host output.
     pub(crate) readback: Vec<wgpu::Buffer>,
@@ -126,8 +126,9 @@ pub(crate) struct Sizing {
     workgroup_size_x: u32,
 }
 
-/// The workgroup grid of `node` for problem size `n`: the node's own, or the
-/// config's override. Refuses a grid with no workgroups (a node that would
+/// The workgroup grid of dispatch `node` (an index into
+/// `Program::dispatches`: a node, or a fused group) for problem size `n`:
+/// its own, or the config's override. Refuses a grid with no workgroups (a node that would
 /// silently not run), one past the device's limits, a fold of a kernel that
 /// cannot see it, and more invocations than a `u32` index reaches.
 pub(crate) fn node_grid(
@@ -137,7 +138,7 @@ pub(crate) fn node_grid(
     n: u64,
     config: &DispatchConfig,
 ) -> Result<[u32; 3]> {
-    let spec = &program.spec.nodes[node];
+    let spec = program.dispatch(node);
     let max = gpu.limits().max_compute_workgroups_per_dimension;
     let too_large = |workgroups: u64| BackendError::GridTooLarge {
         node: spec.label.to_string(),
@@ -160,7 +161,7 @@ pub(crate) fn node_grid(
         DispatchSize::Invocations(extent) => {
             let wg = config
                 .workgroup_override
-                .unwrap_or(program.spec.node_workgroup_size(node)[0])
+                .unwrap_or(program.dispatch_workgroup_size(node)[0])
                 .max(1);
             let invocations = extent.eval(n);
             if invocations == 0 {
@@ -243,15 +244,15 @@ fn size(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result
         workgroup_override: None,
         ..config.clone()
     };
-    let mut grids = Vec::with_capacity(program.spec.nodes.len());
+    let mut grids = Vec::with_capacity(program.dispatches.len());
     let mut worker_groups = 0u64;
     let mut workgroup_size_x = 1;
-    for node in 0..program.spec.nodes.len() {
+    for node in 0..program.dispatches.len() {
         let grid = node_grid(gpu, program, node, n, &planned)?;
         let total = grid.iter().map(|&d| u64::from(d)).product::<u64>();
         if total > worker_groups {
             worker_groups = total;
-            workgroup_size_x = program.spec.node_workgroup_size(node)[0];
+            workgroup_size_x = program.dispatch_workgroup_size(node)[0];
         }
         grids.push(grid);
     }
@@ -389,7 +390,7 @@ impl LaunchPlan {
             readback,
             bound_handles: (0..program.spec.buffers.len()).map(|_| None).collect(),
         };
-        plan.bind_groups = (0..program.spec.nodes.len())
+        plan.bind_groups = (0..program.dispatches.len())
             .map(|node| plan.make_bind_groups(gpu, program, node))
             .collect();
         plan
@@ -425,7 +426,7 @@ impl LaunchPlan {
         program: &Program,
         node: usize,
     ) -> SmallVec<[wgpu::BindGroup; 2]> {
-        let spec = &program.spec.nodes[node];
+        let spec = program.dispatch(node);
         let layout = &program.layouts[spec.kernel];
         layout
             .groups
@@ -514,8 +515,9 @@ impl LaunchPlan {
             return;
         }
         self.bound_handles[b] = handle.map(GpuBufferHandle::bound);
-        for node in 0..program.spec.nodes.len() {
-            if program.spec.nodes[node]
+        for node in 0..program.dispatches.len() {
+            if program
+                .dispatch(node)
                 .bindings
                 .iter()
                 .any(|nb| nb.buffer == b)

@@ -20,8 +20,12 @@ pub(crate) struct Program {
     pub(crate) analysis: Analysis,
     pub(crate) layouts: Vec<Arc<KernelLayout>>,
     pub(crate) pipelines: Vec<wgpu::ComputePipeline>,
-    /// Pipeline index of each node.
+    /// Pipeline index of each node, then of each fused group (in
+    /// `spec.fused` order).
     pub(crate) node_pipeline: Vec<usize>,
+    /// What a run records, in order: the nodes, each fused group in place
+    /// of its members (see [`Dispatch`]).
+    pub(crate) dispatches: Vec<Dispatch>,
     /// Host inputs, in run order (indices into `spec.buffers`).
     pub(crate) host_inputs: Vec<usize>,
     /// Host outputs, in run order.
@@ -38,15 +42,41 @@ impl Program {
     ) -> Self {
         let host_inputs = spec.host_inputs().collect();
         let host_outputs = spec.host_outputs().collect();
+        let dispatches = dispatches(&spec);
         Program {
             spec,
             analysis,
             layouts,
             pipelines,
             node_pipeline,
+            dispatches,
             host_inputs,
             host_outputs,
         }
+    }
+
+    /// The node (or fused group's dispatch) that dispatch `d` records.
+    pub(crate) fn dispatch(&self, d: usize) -> &NodeSpec {
+        match self.dispatches[d] {
+            Dispatch::Node(n) => &self.spec.nodes[n],
+            Dispatch::Fused(g) => &self.spec.fused[g].dispatch,
+        }
+    }
+
+    /// The pipeline of dispatch `d`.
+    pub(crate) fn dispatch_pipeline(&self, d: usize) -> usize {
+        match self.dispatches[d] {
+            Dispatch::Node(n) => self.node_pipeline[n],
+            Dispatch::Fused(g) => self.node_pipeline[self.spec.nodes.len() + g],
+        }
+    }
+
+    /// The effective workgroup size of dispatch `d`.
+    pub(crate) fn dispatch_workgroup_size(&self, d: usize) -> [u32; 3] {
+        let spec = self.dispatch(d);
+        spec.workgroup_size
+            .or_else(|| self.spec.kernels.get(spec.kernel).map(|k| k.workgroup_size))
+            .unwrap_or([1, 1, 1])
     }
 
     pub(crate) fn check_feed_count(&self, given: usize) -> Result<()> {
@@ -162,6 +192,37 @@ impl Program {
     }
 }
 
+/// One dispatch of a run: a node, or a fused group in place of its members.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dispatch {
+    /// `spec.nodes[i]`.
+    Node(usize),
+    /// `spec.fused[i].dispatch`, recorded where its first member would run.
+    Fused(usize),
+}
+
+/// The dispatches of `spec` in program order (its groups already checked by
+/// [`validate`]).
+fn dispatches(spec: &GraphSpec) -> Vec<Dispatch> {
+    let mut group_of = vec![None; spec.nodes.len()];
+    for (g, group) in spec.fused.iter().enumerate() {
+        for &n in group.nodes.iter() {
+            if let Some(slot) = group_of.get_mut(n) {
+                *slot = Some(g);
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(spec.nodes.len());
+    for (n, group) in group_of.iter().enumerate() {
+        match group {
+            None => out.push(Dispatch::Node(n)),
+            Some(g) if spec.fused[*g].nodes.first() == Some(&n) => out.push(Dispatch::Fused(*g)),
+            Some(_) => {}
+        }
+    }
+    out
+}
+
 pub(crate) fn checked_element_count(name: &str, bytes: u64, element_size: u32) -> Result<u64> {
     let size = u64::from(element_size.max(1));
     if !bytes.is_multiple_of(size) {
@@ -235,92 +296,9 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
         }
     }
     for node in spec.nodes.iter() {
-        let Some(kernel) = spec.kernels.get(node.kernel) else {
-            return Err(invalid(format!(
-                "node `{}` uses kernel {} but the graph has {} kernels",
-                node.label,
-                node.kernel,
-                spec.kernels.len()
-            )));
-        };
-        let mismatch = |reason: String| BackendError::BindingMismatch {
-            node: node.label.to_string(),
-            kernel: kernel.label.to_string(),
-            reason,
-        };
-        let declared = || {
-            kernel
-                .bindings
-                .iter()
-                .map(describe_binding)
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        for (i, nb) in node.bindings.iter().enumerate() {
-            let Some(b) = kernel
-                .bindings
-                .iter()
-                .find(|b| b.group == nb.group && b.binding == nb.binding)
-            else {
-                return Err(mismatch(format!(
-                    "group {}, binding {} is not declared by the kernel, which declares: {}; bind only those",
-                    nb.group,
-                    nb.binding,
-                    declared()
-                )));
-            };
-            if node.bindings[..i]
-                .iter()
-                .any(|o| o.group == nb.group && o.binding == nb.binding)
-            {
-                return Err(mismatch(format!(
-                    "`{}` is bound twice; bind each of the kernel's bindings once",
-                    b.name
-                )));
-            }
-            let Some(buffer) = spec.buffers.get(nb.buffer) else {
-                return Err(mismatch(format!(
-                    "`{}` is bound to buffer {} but the graph has {} buffers; use an index into `GraphSpec::buffers`",
-                    b.name,
-                    nb.buffer,
-                    spec.buffers.len()
-                )));
-            };
-            let uniform_binding = b.kind == BindingKind::Uniform;
-            let uniform_buffer = buffer.class == BufferClass::Uniform;
-            if uniform_binding != uniform_buffer {
-                return Err(mismatch(format!(
-                    "`{}` is {} but buffer `{}` is {}; bind uniform buffers to var<uniform> and the others to var<storage>",
-                    b.name,
-                    b.kind.wgsl(),
-                    buffer.name,
-                    if uniform_buffer {
-                        "a uniform buffer"
-                    } else {
-                        "a storage buffer"
-                    }
-                )));
-            }
-            if b.element_size != buffer.element_size {
-                return Err(mismatch(format!(
-                    "`{}` has {}-byte elements but buffer `{}` has {}-byte elements; declare the buffer with the kernel's element type",
-                    b.name, b.element_size, buffer.name, buffer.element_size
-                )));
-            }
-        }
-        if let Some(missing) = kernel.bindings.iter().find(|b| {
-            !node
-                .bindings
-                .iter()
-                .any(|nb| nb.group == b.group && nb.binding == b.binding)
-        }) {
-            return Err(mismatch(format!(
-                "`{}` is not bound; bind every binding the kernel declares: {}",
-                missing.name,
-                declared()
-            )));
-        }
+        check_node(spec, node)?;
     }
+    check_fused(spec)?;
     let classes: Vec<BufferClass> = spec.buffers.iter().map(|b| b.class).collect();
     let uses: Vec<Vec<Use>> = spec.nodes.iter().map(|n| node_uses(spec, n)).collect();
     let analysis = vyre_analysis::analyse(&classes, &uses);
@@ -331,6 +309,32 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
             "its schedule (levels {:?}, slots {:?}) disagrees with the runtime's analysis of its nodes (levels {:?}, slots {:?}); it was made by another version of vyre-macros: use matching versions of vyre-graph and vyre-macros, or set `schedule: None`",
             schedule.levels, schedule.slots, analysis.levels, analysis.slots
         )));
+    }
+    // Inside a fused dispatch the members' accesses interleave per element:
+    // two of its buffers sharing device memory would overwrite each other.
+    for group in spec.fused.iter() {
+        let slots: Vec<(usize, usize)> = group
+            .dispatch
+            .bindings
+            .iter()
+            .map(|nb| {
+                (
+                    nb.buffer,
+                    analysis.slots.get(nb.buffer).copied().unwrap_or(usize::MAX),
+                )
+            })
+            .collect();
+        if let Some((a, b)) = slots.iter().enumerate().find_map(|(i, &(a, sa))| {
+            slots[..i]
+                .iter()
+                .find(|&&(b, sb)| b != a && sb == sa)
+                .map(|&(b, _)| (a, b))
+        }) {
+            return Err(invalid(format!(
+                "fused group `{}` binds buffers {b} and {a}, which share device memory; fuse only nodes whose buffers are all live at once",
+                group.dispatch.label
+            )));
+        }
     }
     for problem in &analysis.problems {
         let buffer = |i: usize| spec.buffers.get(i).map_or("?", |b| &*b.name);
@@ -366,6 +370,150 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
         return Err(invalid(reason));
     }
     Ok(analysis)
+}
+
+/// Check one node's (or fused dispatch's) bindings against its kernel.
+fn check_node(spec: &GraphSpec, node: &NodeSpec) -> Result<()> {
+    let invalid = |reason: String| BackendError::InvalidProgram {
+        graph: spec.name.to_string(),
+        reason,
+    };
+    let Some(kernel) = spec.kernels.get(node.kernel) else {
+        return Err(invalid(format!(
+            "node `{}` uses kernel {} but the graph has {} kernels",
+            node.label,
+            node.kernel,
+            spec.kernels.len()
+        )));
+    };
+    let mismatch = |reason: String| BackendError::BindingMismatch {
+        node: node.label.to_string(),
+        kernel: kernel.label.to_string(),
+        reason,
+    };
+    let declared = || {
+        kernel
+            .bindings
+            .iter()
+            .map(describe_binding)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (i, nb) in node.bindings.iter().enumerate() {
+        let Some(b) = kernel
+            .bindings
+            .iter()
+            .find(|b| b.group == nb.group && b.binding == nb.binding)
+        else {
+            return Err(mismatch(format!(
+                "group {}, binding {} is not declared by the kernel, which declares: {}; bind only those",
+                nb.group,
+                nb.binding,
+                declared()
+            )));
+        };
+        if node.bindings[..i]
+            .iter()
+            .any(|o| o.group == nb.group && o.binding == nb.binding)
+        {
+            return Err(mismatch(format!(
+                "`{}` is bound twice; bind each of the kernel's bindings once",
+                b.name
+            )));
+        }
+        let Some(buffer) = spec.buffers.get(nb.buffer) else {
+            return Err(mismatch(format!(
+                "`{}` is bound to buffer {} but the graph has {} buffers; use an index into `GraphSpec::buffers`",
+                b.name,
+                nb.buffer,
+                spec.buffers.len()
+            )));
+        };
+        let uniform_binding = b.kind == BindingKind::Uniform;
+        let uniform_buffer = buffer.class == BufferClass::Uniform;
+        if uniform_binding != uniform_buffer {
+            return Err(mismatch(format!(
+                "`{}` is {} but buffer `{}` is {}; bind uniform buffers to var<uniform> and the others to var<storage>",
+                b.name,
+                b.kind.wgsl(),
+                buffer.name,
+                if uniform_buffer {
+                    "a uniform buffer"
+                } else {
+                    "a storage buffer"
+                }
+            )));
+        }
+        if b.element_size != buffer.element_size {
+            return Err(mismatch(format!(
+                "`{}` has {}-byte elements but buffer `{}` has {}-byte elements; declare the buffer with the kernel's element type",
+                b.name, b.element_size, buffer.name, buffer.element_size
+            )));
+        }
+    }
+    if let Some(missing) = kernel.bindings.iter().find(|b| {
+        !node
+            .bindings
+            .iter()
+            .any(|nb| nb.group == b.group && nb.binding == b.binding)
+    }) {
+        return Err(mismatch(format!(
+            "`{}` is not bound; bind every binding the kernel declares: {}",
+            missing.name,
+            declared()
+        )));
+    }
+    Ok(())
+}
+
+/// Check the fused groups: members exist, are consecutive and belong to
+/// one group; each dispatch binds its kernel and only its members' buffers.
+fn check_fused(spec: &GraphSpec) -> Result<()> {
+    let invalid = |reason: String| BackendError::InvalidProgram {
+        graph: spec.name.to_string(),
+        reason,
+    };
+    let mut seen = vec![false; spec.nodes.len()];
+    for group in spec.fused.iter() {
+        let label = &group.dispatch.label;
+        let consecutive = group.nodes.windows(2).all(|w| w[1] == w[0] + 1);
+        if group.nodes.len() < 2 || !consecutive {
+            return Err(invalid(format!(
+                "fused group `{label}` has nodes {:?}; a group holds at least two consecutive nodes, in order",
+                group.nodes
+            )));
+        }
+        for &n in group.nodes.iter() {
+            match seen.get_mut(n) {
+                None => {
+                    return Err(invalid(format!(
+                        "fused group `{label}` names node {n} but the graph has {} nodes",
+                        spec.nodes.len()
+                    )));
+                }
+                Some(true) => {
+                    return Err(invalid(format!(
+                        "node {n} is in two fused groups; a node belongs to at most one"
+                    )));
+                }
+                Some(s) => *s = true,
+            }
+        }
+        check_node(spec, &group.dispatch)?;
+        let foreign = group.dispatch.bindings.iter().find(|nb| {
+            !group
+                .nodes
+                .iter()
+                .any(|&n| spec.nodes[n].bindings.iter().any(|m| m.buffer == nb.buffer))
+        });
+        if let Some(nb) = foreign {
+            return Err(invalid(format!(
+                "fused group `{label}` binds buffer {}, which none of its nodes binds",
+                nb.buffer
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Check every kernel against the device's limits before anything is

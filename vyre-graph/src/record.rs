@@ -11,7 +11,7 @@ use crate::resource::{GpuBufferHandle, Sink, round4};
 pub(crate) struct Recording<'a> {
     /// Labels the encoder and the pass.
     pub(crate) label: &'a str,
-    /// The grid of each node (the plan's, or this run's overrides).
+    /// The grid of each dispatch (the plan's, or this run's overrides).
     pub(crate) grids: &'a [[u32; 3]],
     /// Inputs fed from resident handles that are copied, not bound.
     pub(crate) copies: &'a [(usize, &'a GpuBufferHandle)],
@@ -51,11 +51,12 @@ pub(crate) fn encode(
         // when it changes (a chain of one kernel sets it once).
         let mut current = usize::MAX;
         let per_dispatch = recording.timer.filter(|t| t.per_dispatch);
+        // A fused group is one dispatch in place of its member nodes.
         for (node, grid) in recording.grids.iter().enumerate() {
             if let Some(t) = per_dispatch {
                 pass.write_timestamp(&t.queries, 2 + node as u32);
             }
-            let pipeline = program.node_pipeline[node];
+            let pipeline = program.dispatch_pipeline(node);
             if pipeline != current {
                 pass.set_pipeline(&program.pipelines[pipeline]);
                 current = pipeline;

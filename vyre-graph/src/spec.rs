@@ -299,6 +299,28 @@ pub struct ScheduleSpec {
     pub slots: Cow<'static, [usize]>,
 }
 
+/// Consecutive nodes that run as one dispatch of one fused kernel.
+///
+/// `graph!` fuses chains of element-wise nodes (every access of a buffer
+/// that the chain writes is at the invocation's own index, all over the
+/// same size and workgroup size) into one kernel that runs each node's code
+/// in turn for one element: the results are those of the nodes run one
+/// after another, without a barrier and a dispatch between them. The nodes
+/// stay in [`GraphSpec::nodes`] (the analysis, the schedule and messages
+/// name them); the runtime records [`FusedGroup::dispatch`] where the first
+/// member would run and skips the others.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FusedGroup {
+    /// Indices into [`GraphSpec::nodes`]: at least two, consecutive,
+    /// ascending.
+    pub nodes: Cow<'static, [usize]>,
+    /// The one dispatch that replaces them: its `kernel` is the fused
+    /// kernel, its bindings bind every buffer of the members (a buffer once
+    /// when any member writes it), its overrides are the members' own,
+    /// renamed.
+    pub dispatch: NodeSpec,
+}
+
 /// A whole graph: what `graph!` emits and what [`crate::Graph::new`] takes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GraphSpec {
@@ -313,6 +335,9 @@ pub struct GraphSpec {
     /// The schedule `graph!` computed, if any; hand-built specs leave it
     /// `None` and the runtime works it out.
     pub schedule: Option<ScheduleSpec>,
+    /// Groups of nodes that run as one fused dispatch each (empty: every
+    /// node is its own dispatch).
+    pub fused: Cow<'static, [FusedGroup]>,
 }
 
 impl GraphSpec {

@@ -104,6 +104,8 @@ pub struct NodeOut {
     pub workgroup_size: Option<[u32; 3]>,
     /// How many invocations or workgroups.
     pub size: SizeOut,
+    /// `unfused`: never part of a fused group.
+    pub unfused: bool,
 }
 
 /// Everything the expansion needs, all checked.
@@ -125,6 +127,8 @@ pub struct GraphAnalysis {
     pub structs: Vec<(StructDef, String)>,
     /// How `run` gets `n`.
     pub problem_size: ProblemSize,
+    /// Groups of nodes fused into one dispatch (decided by `fuse.rs`).
+    pub fused: Vec<crate::fuse::FusedOut>,
 }
 
 /// The first binding that gave a buffer its element type.
@@ -156,6 +160,7 @@ pub fn analyse(
     let GraphInput {
         header,
         limits_native,
+        fuse_off: _,
         kernels: kernel_decls,
         buffers: buffer_decls,
         items,
@@ -546,6 +551,7 @@ pub fn analyse(
         problem_size,
         levels: analysis.levels,
         slots: analysis.slots,
+        fused: Vec::new(),
     })
 }
 
@@ -1086,6 +1092,7 @@ impl Ctx<'_> {
                 overrides,
                 workgroup_size,
                 size,
+                unfused: decl.unfused,
             },
             uses,
             node_sites,

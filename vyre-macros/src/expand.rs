@@ -118,7 +118,33 @@ fn spec(a: &GraphAnalysis) -> TokenStream {
             #p::BufferSpec { name: #bname, class: #class, element_size: #element_size, len: #len }
         }
     });
-    let nodes = a.nodes.iter().map(|n| {
+    let nodes = a.nodes.iter().map(node_spec);
+    let fused = a.fused.iter().map(|g| {
+        let members = g.nodes.iter().map(|&i| Literal::usize_suffixed(i));
+        let dispatch = node_spec(&g.dispatch);
+        quote!(#p::FusedGroup { nodes: #p::Cow::Borrowed(&[#(#members),*]), dispatch: #dispatch })
+    });
+    let levels = a.levels.iter().map(|l| Literal::u32_suffixed(*l));
+    let slots = a.slots.iter().map(|s| Literal::usize_suffixed(*s));
+    quote! {
+        #p::GraphSpec {
+            name: #name,
+            kernels: #p::Cow::Borrowed(&[#(#kernels),*]),
+            buffers: #p::Cow::Borrowed(&[#(#buffers),*]),
+            nodes: #p::Cow::Borrowed(&[#(#nodes),*]),
+            schedule: ::core::option::Option::Some(#p::ScheduleSpec {
+                levels: #p::Cow::Borrowed(&[#(#levels),*]),
+                slots: #p::Cow::Borrowed(&[#(#slots),*]),
+            }),
+            fused: #p::Cow::Borrowed(&[#(#fused),*]),
+        }
+    }
+}
+
+/// One `NodeSpec` (a node, or a fused group's dispatch).
+fn node_spec(n: &crate::analyse::NodeOut) -> TokenStream {
+    let p = private();
+    {
         let label = borrowed_str(&n.label);
         let kernel = Literal::usize_suffixed(n.kernel);
         let bindings = n.bindings.iter().map(|&(group, binding, buffer)| {
@@ -164,20 +190,6 @@ fn spec(a: &GraphAnalysis) -> TokenStream {
                 workgroup_size: #workgroup_size,
                 size: #size,
             }
-        }
-    });
-    let levels = a.levels.iter().map(|l| Literal::u32_suffixed(*l));
-    let slots = a.slots.iter().map(|s| Literal::usize_suffixed(*s));
-    quote! {
-        #p::GraphSpec {
-            name: #name,
-            kernels: #p::Cow::Borrowed(&[#(#kernels),*]),
-            buffers: #p::Cow::Borrowed(&[#(#buffers),*]),
-            nodes: #p::Cow::Borrowed(&[#(#nodes),*]),
-            schedule: ::core::option::Option::Some(#p::ScheduleSpec {
-                levels: #p::Cow::Borrowed(&[#(#levels),*]),
-                slots: #p::Cow::Borrowed(&[#(#slots),*]),
-            }),
         }
     }
 }

@@ -258,7 +258,7 @@ pub fn wrap(source: &str, entry: &str, builtins: &[BuiltIn]) -> Option<Wrapped> 
 
 /// A prefix no identifier (indeed no text) of `source` contains, so the
 /// wrapper's names cannot clash: `vyre_`, else `vyre1_`, `vyre2_`, ...
-fn fresh_prefix(source: &str) -> Option<String> {
+pub(crate) fn fresh_prefix(source: &str) -> Option<String> {
     (0..1000)
         .map(|i| match i {
             0 => "vyre_".to_owned(),
@@ -338,14 +338,14 @@ fn wrapper(
 
 /// A WGSL token, by byte range (comments and blanks skipped).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Token {
-    kind: Kind,
-    start: usize,
-    end: usize,
+pub(crate) struct Token {
+    pub(crate) kind: Kind,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Ident,
     Punct(u8),
     Number,
@@ -355,7 +355,7 @@ enum Kind {
 /// an unterminated block comment. Non-ASCII characters count as identifier
 /// characters (WGSL identifiers may be Unicode), so every range starts and
 /// ends on a character boundary.
-fn lex(src: &str) -> Option<Vec<Token>> {
+pub(crate) fn lex(src: &str) -> Option<Vec<Token>> {
     let bytes = src.as_bytes();
     let at = |i: usize| bytes.get(i).copied();
     let is_ident = |b: u8| b == b'_' || b.is_ascii_alphanumeric() || b >= 0x80;
@@ -423,7 +423,7 @@ fn skip_block_comment(bytes: &[u8], mut i: usize) -> Option<usize> {
     }
 }
 
-fn text<'a>(src: &'a str, t: &Token) -> &'a str {
+pub(crate) fn text<'a>(src: &'a str, t: &Token) -> &'a str {
     src.get(t.start..t.end).unwrap_or_default()
 }
 
@@ -436,7 +436,7 @@ fn is_punct(t: Option<&Token>, c: u8) -> bool {
 }
 
 /// The index of the `fn` of `fn <entry>`, when there is exactly one.
-fn find_entry(src: &str, tokens: &[Token], entry: &str) -> Option<usize> {
+pub(crate) fn find_entry(src: &str, tokens: &[Token], entry: &str) -> Option<usize> {
     let mut hits = (0..tokens.len())
         .filter(|&i| is_ident(src, tokens.get(i), "fn") && is_ident(src, tokens.get(i + 1), entry));
     let first = hits.next()?;
@@ -444,7 +444,7 @@ fn find_entry(src: &str, tokens: &[Token], entry: &str) -> Option<usize> {
 }
 
 /// The `)` matching the `(` at `open`.
-fn matching_close(tokens: &[Token], open: usize) -> Option<usize> {
+pub(crate) fn matching_close(tokens: &[Token], open: usize) -> Option<usize> {
     let mut depth = 0usize;
     for (i, t) in tokens.iter().enumerate().skip(open) {
         match t.kind {
@@ -481,16 +481,16 @@ fn matching_open(tokens: &[Token], close: usize) -> Option<usize> {
 
 /// An attribute: `@name` or `@name(...)`.
 #[derive(Debug)]
-struct Attr {
-    name: String,
+pub(crate) struct Attr {
+    pub(crate) name: String,
     /// From the `@` to the end of the name or the `)`.
-    bytes: Range<usize>,
+    pub(crate) bytes: Range<usize>,
     /// Token indices of the `(` and `)`.
-    args: Option<(usize, usize)>,
+    pub(crate) args: Option<(usize, usize)>,
 }
 
 /// The attributes right before the token at `fn_at`, in any order.
-fn attributes_before(src: &str, tokens: &[Token], fn_at: usize) -> Vec<Attr> {
+pub(crate) fn attributes_before(src: &str, tokens: &[Token], fn_at: usize) -> Vec<Attr> {
     let mut attrs = Vec::new();
     let mut end = fn_at;
     while let Some(last) = end.checked_sub(1) {
@@ -554,7 +554,11 @@ fn first_argument<'a>(
 /// The byte ranges of the `@builtin(..)` attributes in the parameter list
 /// of the function whose `fn` is at `fn_at`; `None` when the list is not
 /// there or a parameter has another attribute.
-fn builtin_attributes(src: &str, tokens: &[Token], fn_at: usize) -> Option<Vec<Range<usize>>> {
+pub(crate) fn builtin_attributes(
+    src: &str,
+    tokens: &[Token],
+    fn_at: usize,
+) -> Option<Vec<Range<usize>>> {
     let open = fn_at + 2;
     if !is_punct(tokens.get(open), b'(') {
         return None;

@@ -26,9 +26,10 @@ const ITEM_KEYWORDS: &[&str] = &[
     "node",
     "repeat",
     "limits",
+    "fuse",
 ];
 
-const EXPECTED_ITEM: &str = "expected `kernel`, `input`, `inout`, `intermediate`, `output`, `uniform`, `node`, `repeat` or `limits`";
+const EXPECTED_ITEM: &str = "expected `kernel`, `input`, `inout`, `intermediate`, `output`, `uniform`, `node`, `repeat`, `limits` or `fuse`";
 
 /// What sizes may look like, for messages.
 pub const EXTENT_FORMS: &str = "sizes are written as an integer, `n`, `K * n`, `n * K`, `(...) / K` (rounds up) or `... + K`, with integer constants `K`";
@@ -43,6 +44,8 @@ pub struct GraphInput {
     pub header: Option<Header>,
     /// `limits native;` was given (at this span).
     pub limits_native: Option<Span>,
+    /// `fuse off;` was given (at this span): no node is fused.
+    pub fuse_off: Option<Span>,
     /// Kernel declarations in order.
     pub kernels: Vec<KernelDecl>,
     /// Buffer declarations in order.
@@ -194,6 +197,8 @@ pub struct NodeDecl {
     pub size: SizeDecl,
     /// `with { NAME = value, ... }`.
     pub overrides: Vec<OverrideArg>,
+    /// `unfused` after the size (or the `with` block): never fused.
+    pub unfused: bool,
 }
 
 /// `binding: buffer`.
@@ -375,6 +380,7 @@ pub fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> GraphInput {
     let mut graph = GraphInput {
         header: None,
         limits_native: None,
+        fuse_off: None,
         kernels: Vec::new(),
         buffers: Vec::new(),
         items: Vec::new(),
@@ -542,6 +548,29 @@ fn parse_item(input: ParseStream, graph: &mut GraphInput, in_repeat: bool) -> sy
                 ));
             }
             graph.limits_native = Some(keyword.span());
+        }
+        "fuse" => {
+            let mode: Ident = input.parse().map_err(|_| {
+                input.error(
+                    "expected `off` after `fuse` (`fuse off;` runs every node as its own dispatch)",
+                )
+            })?;
+            if mode != "off" {
+                return Err(syn::Error::new(
+                    mode.span(),
+                    format!(
+                        "unknown fuse mode `{mode}`: the only mode is `off` (`fuse off;` runs every node as its own dispatch; fusion is on by default)"
+                    ),
+                ));
+            }
+            expect_semi(input, "after `fuse off`")?;
+            if graph.fuse_off.is_some() {
+                return Err(syn::Error::new(
+                    keyword.span(),
+                    "`fuse off;` is given twice",
+                ));
+            }
+            graph.fuse_off = Some(keyword.span());
         }
         _ => {
             return Err(syn::Error::new(
@@ -760,13 +789,14 @@ fn parse_node(input: ParseStream, keyword: Ident) -> syn::Result<NodeDecl> {
         .fork()
         .parse::<Ident>()
         .is_ok_and(|i| is_item_keyword(&i));
-    if input.peek(syn::Ident) && !next_is_item {
+    let mut unfused = parse_unfused(input);
+    if !unfused && input.peek(syn::Ident) && !next_is_item {
         let with: Ident = input.parse()?;
         if with != "with" {
             return Err(syn::Error::new(
                 with.span(),
                 format!(
-                    "expected `with {{ NAME = value, ... }}` or `;` after the node's size, found `{with}`"
+                    "expected `with {{ NAME = value, ... }}`, `unfused` or `;` after the node's size, found `{with}`"
                 ),
             ));
         }
@@ -795,6 +825,7 @@ fn parse_node(input: ParseStream, keyword: Ident) -> syn::Result<NodeDecl> {
             }
             content.parse::<Token![,]>()?;
         }
+        unfused = parse_unfused(input);
     }
     expect_semi(input, "after the node")?;
     Ok(NodeDecl {
@@ -805,7 +836,17 @@ fn parse_node(input: ParseStream, keyword: Ident) -> syn::Result<NodeDecl> {
         args,
         size,
         overrides,
+        unfused,
     })
+}
+
+/// An optional `unfused` after a node's size or `with` block.
+fn parse_unfused(input: ParseStream) -> bool {
+    let is_unfused = input.fork().parse::<Ident>().is_ok_and(|i| i == "unfused");
+    if is_unfused {
+        let _ = input.parse::<Ident>();
+    }
+    is_unfused
 }
 
 fn parse_buffer_ref(input: ParseStream) -> syn::Result<BufferRef> {

@@ -11,6 +11,7 @@
 //! reflect.rs  ValidatedKernel -> KernelInterface   (bindings, use, layout, overrides)
 //! analyse.rs  GraphInput + KernelInterface* -> GraphAnalysis (names, types, limits, hazards)
 //! fold.rs     GraphAnalysis   -> GraphAnalysis     (`over` kernels wrapped for folded grids)
+//! fuse.rs     GraphAnalysis   -> GraphAnalysis     (element-wise chains fused into one dispatch)
 //! expand.rs   GraphAnalysis   -> tokens            (quote! only)
 //! ```
 //!
@@ -35,6 +36,7 @@ mod analyse;
 mod diag;
 mod expand;
 mod fold;
+mod fuse;
 mod hints;
 mod input;
 mod load;
@@ -107,6 +109,7 @@ use quote::quote;
 ///     pub struct Saxpy;                  // visibility + name; first item, required
 ///
 ///     limits native;                     // optional: skip the WebGPU default limit checks
+///     fuse off;                          // optional: never fuse nodes (fusion is on by default)
 ///
 ///     kernel scale = "@group(0) @binding(0) var<storage, read> src: array<f32>; ...";  // WGSL string literal
 ///     kernel add = file "kernels/add.wgsl";                  // relative to CARGO_MANIFEST_DIR, else to this file
@@ -123,6 +126,7 @@ use quote::quote;
 ///     node second = add(a: t, b: y, out: out) over n / 2;    // explicit label; invocations
 ///     node g = add(a: t, b: y, out: out) grid [n / 64, 1, 1]; // explicit workgroup grid
 ///     node s = sort(src: ping(a, b), dst: pong(a, b)) over n with { WG = 128, SHIFT = i * 8 };
+///     node c = copy(src: x, dst: t) over n unfused;            // never part of a fused group
 ///     repeat 4 as i { node ...; node ...; }                   // unrolled, i = 0, 1, 2, 3
 /// }
 /// ```
@@ -159,6 +163,13 @@ use quote::quote;
 ///   compile time; a workgroup size that depends on overrides is evaluated
 ///   per node by naga, exactly as pipeline creation will (a size that cannot
 ///   be known at compile time is an error, never a guess).
+/// * **Fusion.** Consecutive element-wise nodes (every access to a buffer the
+///   group writes is at the invocation's own `global_invocation_id.x`; same
+///   `over` size and workgroup size `[x, 1, 1]`; no barriers, atomics or
+///   workgroup memory) are fused at compile time into one kernel and one
+///   dispatch, with bit-identical results (`SPEC.fused`, `describe()`,
+///   `to_dot()` show the groups). `fuse off;` turns it off for the graph,
+///   `unfused` after a node's size (or `with { .. }`) for one node.
 /// * **`repeat K as i { ... }`** unrolls its nodes `K` times (labels
 ///   `label[i]`); `ping(a, b)` is `a` on even iterations and `b` on odd ones,
 ///   `pong(a, b)` the opposite.
@@ -221,6 +232,7 @@ fn front_end(tokens: TokenStream) -> TokenStream {
     let graph = input::parse(tokens, &mut diag);
     let syntax_ok = diag.is_empty();
     let native = graph.limits_native.is_some();
+    let fuse_on = graph.fuse_off.is_none();
 
     let loaded = load::load_all(&graph.kernels, &mut diag);
     // Rebuild when a kernel file changes, even when it has errors.
@@ -233,6 +245,7 @@ fn front_end(tokens: TokenStream) -> TokenStream {
 
     // What failed kernels' bindings hold, for the error stub.
     let mut partial: Vec<Option<partial::PartialTypes>> = Vec::new();
+    let mut fuse_facts = Vec::new();
     let (interfaces, fold_facts): (Vec<Option<reflect::KernelInterface>>, Vec<_>) = loaded
         .into_iter()
         .map(|kernel| {
@@ -248,6 +261,14 @@ fn front_end(tokens: TokenStream) -> TokenStream {
                 }
             };
             let facts = fold::module_facts(&validated.module);
+            fuse_facts.push(
+                fuse_on
+                    .then(|| {
+                        let entry = validated.loaded.entry.as_ref().map(syn::LitStr::value);
+                        fuse::kernel_facts(&validated.module, &validated.loaded.source, entry)
+                    })
+                    .flatten(),
+            );
             match reflect::reflect(validated) {
                 Ok(interface) => Some((interface, facts)),
                 Err(errors) => {
@@ -264,7 +285,13 @@ fn front_end(tokens: TokenStream) -> TokenStream {
         && let Some(mut analysis) = analyse::analyse(graph, interfaces, &mut diag)
         && diag.is_empty()
     {
+        let node_kernels: Vec<usize> = analysis.nodes.iter().map(|n| n.kernel).collect();
         fold::fold(&mut analysis, &fold_facts, native);
+        if fuse_on {
+            let started = timer.lap();
+            fuse::fuse(&mut analysis, &fuse_facts, &node_kernels, native);
+            timer.report_stage(&analysis.header.name.to_string(), "fuse", started);
+        }
         let expanded = expand::expand(&analysis);
         timer.report(&analysis.header.name.to_string(), analysis.kernels.len());
         return quote!(#includes #expanded);

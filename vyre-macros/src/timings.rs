@@ -30,4 +30,18 @@ impl Timer {
             );
         }
     }
+
+    /// The time now, when timings are on (the start of a stage).
+    pub fn lap(&self) -> Option<Instant> {
+        self.start.map(|_| Instant::now())
+    }
+
+    /// Print how long stage `stage` of graph `name`, started at `started`,
+    /// took.
+    pub fn report_stage(&self, name: &str, stage: &str, started: Option<Instant>) {
+        if let Some(started) = started {
+            let ms = started.elapsed().as_secs_f64() * 1e3;
+            eprintln!("vyre graph! `{name}`: {stage} took {ms:.2} ms");
+        }
+    }
 }

@@ -327,7 +327,8 @@ fn ping_pong_alternates() {
     );
     let out = assert_ok(&src);
     // Iteration 0 reads a (0) and writes b (1); iteration 1 the reverse.
-    let nodes = out.split("NodeSpec").skip(1).collect::<Vec<_>>();
+    let user_nodes = out.split("FusedGroup").next().unwrap_or_default();
+    let nodes = user_nodes.split("NodeSpec").skip(1).collect::<Vec<_>>();
     assert_eq!(nodes.len(), 3);
     assert!(
         nodes[0].contains("binding : 0u32 , buffer : 0usize")

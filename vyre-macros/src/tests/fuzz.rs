@@ -215,6 +215,11 @@ fn find_invocations(ts: TokenStream, out: &mut Vec<TokenStream>) {
             && id == "graph"
             && bang.as_char() == '!'
             && g.delimiter() == Delimiter::Brace
+            // A `macro_rules!` template (`$($body)*`) is not a graph.
+            && !g
+                .stream()
+                .into_iter()
+                .any(|t| matches!(&t, TokenTree::Punct(p) if p.as_char() == '$'))
         {
             out.push(g.stream());
         }

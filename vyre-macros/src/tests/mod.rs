@@ -4,6 +4,7 @@ use proc_macro2::{TokenStream, TokenTree};
 
 mod checks;
 mod fold;
+mod fuse;
 mod fuzz;
 mod grammar;
 mod kernels;
