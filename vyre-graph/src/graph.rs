@@ -73,7 +73,7 @@ pub struct RunReport {
 ///     .into(),
 ///     fold: GridFold::XOnly,
 /// };
-/// let buffer = |name: &'static str, class| BufferSpec { name: name.into(), class, element_size: 4, len: Extent::N };
+/// let buffer = |name: &'static str, class| BufferSpec { name: name.into(), class, element_size: 4, len: Extent::N, header_bytes: 0 };
 /// let node = |src: usize, dst: usize| NodeSpec {
 ///     label: "add_one".into(),
 ///     kernel: 0,
@@ -96,6 +96,7 @@ pub struct RunReport {
 ///     ]
 ///     .into(),
 ///     nodes: vec![node(0, 1), node(1, 2)].into(),
+///     features: Cow::Borrowed(&[]),
 ///     schedule: None,
 /// };
 /// let gpu = Gpu::new()?;
@@ -140,7 +141,9 @@ impl Graph {
     /// its kernel, [`BackendError::InvalidProgram`] for any other
     /// inconsistency (unknown kernel or buffer, an input written, an
     /// intermediate read before it is written, an output never written),
-    /// [`BackendError::KernelCompileFailed`] when WGSL does not compile.
+    /// [`BackendError::KernelCompileFailed`] when WGSL does not compile,
+    /// [`BackendError::UnsupportedFeature`] when the device lacks a feature
+    /// of [`GraphSpec::features`](crate::spec::GraphSpec::features).
     pub fn new(gpu: &Gpu, spec: GraphSpec) -> Result<Self> {
         Self::with_cache_capacity(gpu, spec, DEFAULT_PLAN_CACHE_CAPACITY)
     }
@@ -152,6 +155,7 @@ impl Graph {
     /// As [`Graph::new`].
     pub fn with_cache_capacity(gpu: &Gpu, spec: GraphSpec, capacity: usize) -> Result<Self> {
         let analysis = crate::program::validate(&spec)?;
+        crate::program::check_features(gpu, &spec)?;
         crate::program::check_limits(gpu, &spec)?;
         let layouts = spec
             .kernels
@@ -872,6 +876,7 @@ mod tests {
             class,
             element_size: 4,
             len: Extent::N,
+            header_bytes: 0,
         };
         GraphSpec {
             name: "double".into(),
@@ -914,6 +919,7 @@ mod tests {
                 size: DispatchSize::Invocations(Extent::N),
             }]
             .into(),
+            features: Cow::Borrowed(&[]),
             schedule: None,
         }
     }

@@ -86,6 +86,8 @@ pub use pipeline::WgpuPipeline;
 pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
 pub use resource::{Feed, GpuBufferHandle, GpuResource, Input, Sink};
 
+/// `f16` for kernels that use WGSL's `f16` (`features [shader_f16];`).
+pub use half;
 pub use vyre_macros::graph;
 pub use wgpu;
 
@@ -100,6 +102,7 @@ pub mod __private {
         RecordedRun, RunReport, Sink,
     };
     pub use bytemuck;
+    pub use half;
     pub use std::borrow::Cow;
     pub use wgpu;
 

@@ -371,6 +371,20 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
 /// Check every kernel against the device's limits before anything is
 /// created, so that a device adopted with low limits (or opened with
 /// WebGPU's defaults) refuses a graph with a named limit, not a wgpu error.
+/// Refuses a device without a feature the graph declares, before anything
+/// is created.
+pub(crate) fn check_features(gpu: &Gpu, spec: &GraphSpec) -> Result<()> {
+    let device = gpu.device().features();
+    match spec.features.iter().find(|f| !device.contains(f.wgpu())) {
+        Some(f) => Err(BackendError::UnsupportedFeature {
+            graph: spec.name.to_string(),
+            feature: f.name(),
+            wgpu: f.wgpu_name(),
+        }),
+        None => Ok(()),
+    }
+}
+
 pub(crate) fn check_limits(gpu: &Gpu, spec: &GraphSpec) -> Result<()> {
     let limits = gpu.limits();
     let exceeded = |kernel: &str, limit: &'static str, needed: u64, available: u64| {

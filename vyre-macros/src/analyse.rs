@@ -125,6 +125,8 @@ pub struct GraphAnalysis {
     pub structs: Vec<(StructDef, String)>,
     /// How `run` gets `n`.
     pub problem_size: ProblemSize,
+    /// Declared device features (`vyre_graph::spec::Feature` variants).
+    pub features: Vec<&'static str>,
 }
 
 /// The first binding that gave a buffer its element type.
@@ -159,6 +161,7 @@ pub fn analyse(
         kernels: kernel_decls,
         buffers: buffer_decls,
         items,
+        features: _,
     } = input;
     let native = limits_native.is_some();
     let mut incomplete = kernels.iter().any(Option::is_none);
@@ -523,6 +526,7 @@ pub fn analyse(
         nodes,
         structs,
         problem_size,
+        features: Vec::new(),
         levels: analysis.levels,
         slots: analysis.slots,
     })

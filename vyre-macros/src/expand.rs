@@ -166,6 +166,10 @@ fn spec(a: &GraphAnalysis) -> TokenStream {
             }
         }
     });
+    let features = a.features.iter().map(|f| {
+        let variant = Ident::new(f, Span::call_site());
+        quote!(#p::Feature::#variant)
+    });
     let levels = a.levels.iter().map(|l| Literal::u32_suffixed(*l));
     let slots = a.slots.iter().map(|s| Literal::usize_suffixed(*s));
     quote! {
@@ -174,6 +178,7 @@ fn spec(a: &GraphAnalysis) -> TokenStream {
             kernels: #p::Cow::Borrowed(&[#(#kernels),*]),
             buffers: #p::Cow::Borrowed(&[#(#buffers),*]),
             nodes: #p::Cow::Borrowed(&[#(#nodes),*]),
+            features: #p::Cow::Borrowed(&[#(#features),*]),
             schedule: ::core::option::Option::Some(#p::ScheduleSpec {
                 levels: #p::Cow::Borrowed(&[#(#levels),*]),
                 slots: #p::Cow::Borrowed(&[#(#slots),*]),

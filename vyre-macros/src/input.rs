@@ -26,9 +26,10 @@ const ITEM_KEYWORDS: &[&str] = &[
     "node",
     "repeat",
     "limits",
+    "features",
 ];
 
-const EXPECTED_ITEM: &str = "expected `kernel`, `input`, `inout`, `intermediate`, `output`, `uniform`, `node`, `repeat` or `limits`";
+const EXPECTED_ITEM: &str = "expected `kernel`, `input`, `inout`, `intermediate`, `output`, `uniform`, `node`, `repeat`, `limits` or `features`";
 
 /// What sizes may look like, for messages.
 pub const EXTENT_FORMS: &str = "sizes are written as an integer, `n`, `K * n`, `n * K`, `(...) / K` (rounds up) or `... + K`, with integer constants `K`";
@@ -43,6 +44,8 @@ pub struct GraphInput {
     pub header: Option<Header>,
     /// `limits native;` was given (at this span).
     pub limits_native: Option<Span>,
+    /// `features [...]`: the device features declared, each once.
+    pub features: Vec<&'static crate::features::Feature>,
     /// Kernel declarations in order.
     pub kernels: Vec<KernelDecl>,
     /// Buffer declarations in order.
@@ -375,6 +378,7 @@ pub fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> GraphInput {
     let mut graph = GraphInput {
         header: None,
         limits_native: None,
+        features: Vec::new(),
         kernels: Vec::new(),
         buffers: Vec::new(),
         items: Vec::new(),
@@ -542,6 +546,31 @@ fn parse_item(input: ParseStream, graph: &mut GraphInput, in_repeat: bool) -> sy
                 ));
             }
             graph.limits_native = Some(keyword.span());
+        }
+        "features" => {
+            let list;
+            syn::bracketed!(list in input);
+            let names =
+                syn::punctuated::Punctuated::<Ident, syn::Token![,]>::parse_terminated(&list)?;
+            expect_semi(input, "after `features [...]`")?;
+            for name in names {
+                let Some(feature) = crate::features::by_name(&name.to_string()) else {
+                    return Err(syn::Error::new(
+                        name.span(),
+                        format!(
+                            "unknown feature `{name}`: graph! knows {}",
+                            crate::features::names()
+                        ),
+                    ));
+                };
+                if graph.features.iter().any(|f| f.name == feature.name) {
+                    return Err(syn::Error::new(
+                        name.span(),
+                        format!("feature `{name}` is declared twice"),
+                    ));
+                }
+                graph.features.push(feature);
+            }
         }
         _ => {
             return Err(syn::Error::new(

@@ -32,6 +32,7 @@
 mod analyse;
 mod diag;
 mod expand;
+mod features;
 mod fold;
 mod input;
 mod load;
@@ -213,7 +214,8 @@ fn front_end(tokens: TokenStream) -> TokenStream {
     let mut diag = diag::Diagnostics::new();
     let graph = input::parse(tokens, &mut diag);
     let syntax_ok = diag.is_empty();
-    let native = graph.limits_native.is_some();
+    let caps = features::capabilities(&graph.features);
+    let declared: Vec<&'static str> = graph.features.iter().map(|f| f.variant).collect();
 
     let loaded = load::load_all(&graph.kernels, &mut diag);
     // Rebuild when a kernel file changes, even when it has errors.
@@ -227,7 +229,7 @@ fn front_end(tokens: TokenStream) -> TokenStream {
     let (interfaces, fold_facts): (Vec<Option<reflect::KernelInterface>>, Vec<_>) = loaded
         .into_iter()
         .map(|kernel| {
-            let validated = match validate::validate(kernel?, native) {
+            let validated = match validate::validate(kernel?, caps) {
                 Ok(v) => v,
                 Err(e) => {
                     diag.push(e);
@@ -251,7 +253,8 @@ fn front_end(tokens: TokenStream) -> TokenStream {
         && let Some(mut analysis) = analyse::analyse(graph, interfaces, &mut diag)
         && diag.is_empty()
     {
-        fold::fold(&mut analysis, &fold_facts, native);
+        analysis.features = declared;
+        fold::fold(&mut analysis, &fold_facts, caps);
         let expanded = expand::expand(&analysis);
         timer.report(&analysis.header.name.to_string(), analysis.kernels.len());
         return quote!(#includes #expanded);

@@ -37,25 +37,26 @@ enum Outcome {
     },
 }
 
-/// Parses and validates one kernel. `native` (`limits native;`) enables
-/// every naga capability; otherwise the WebGPU defaults apply.
+/// Parses and validates one kernel with exactly `caps`: what wgpu grants
+/// every WebGPU adapter plus the graph's declared `features`
+/// ([`crate::features::capabilities`]).
 ///
 /// naga runs on a thread of its own with a large stack (deeply nested WGSL
 /// cannot overflow the compiler's stack), and a panic in naga becomes an
 /// error instead of aborting the build.
-pub fn validate(loaded: LoadedKernel, native: bool) -> syn::Result<ValidatedKernel> {
+pub fn validate(loaded: LoadedKernel, caps: Capabilities) -> syn::Result<ValidatedKernel> {
     let source = loaded.source.clone();
     let path = loaded.frame_path();
     let spawned = std::thread::Builder::new()
         .name("vyre-naga".into())
         .stack_size(NAGA_STACK)
-        .spawn(move || run_naga(&source, &path, native));
+        .spawn(move || run_naga(&source, &path, caps));
     let outcome = match spawned {
         Ok(handle) => handle.join().ok(),
         // No thread to be had: run here, still catching panics.
         Err(_) => {
             let (source, path) = (loaded.source.as_str(), loaded.frame_path());
-            catch_unwind(AssertUnwindSafe(|| run_naga(source, &path, native))).ok()
+            catch_unwind(AssertUnwindSafe(|| run_naga(source, &path, caps))).ok()
         }
     };
     match outcome {
@@ -86,15 +87,15 @@ pub fn validate(loaded: LoadedKernel, native: bool) -> syn::Result<ValidatedKern
 /// Parses and validates generated WGSL (a wrapped kernel, `fold.rs`) the
 /// way [`validate`] does, with the same capabilities: the module when naga
 /// accepts it, `None` for any error or panic.
-pub fn revalidate(source: &str, native: bool) -> Option<naga::Module> {
+pub fn revalidate(source: &str, caps: Capabilities) -> Option<naga::Module> {
     let owned = source.to_owned();
     let spawned = std::thread::Builder::new()
         .name("vyre-naga".into())
         .stack_size(NAGA_STACK)
-        .spawn(move || run_naga(&owned, "", native));
+        .spawn(move || run_naga(&owned, "", caps));
     let outcome = match spawned {
         Ok(handle) => handle.join().ok(),
-        Err(_) => catch_unwind(AssertUnwindSafe(|| run_naga(source, "", native))).ok(),
+        Err(_) => catch_unwind(AssertUnwindSafe(|| run_naga(source, "", caps))).ok(),
     };
     match outcome {
         Some(Outcome::Valid(valid)) => Some(valid.0),
@@ -102,7 +103,7 @@ pub fn revalidate(source: &str, native: bool) -> Option<naga::Module> {
     }
 }
 
-fn run_naga(source: &str, path: &str, native: bool) -> Outcome {
+fn run_naga(source: &str, path: &str, caps: Capabilities) -> Outcome {
     let module = match naga::front::wgsl::parse_str(source) {
         Ok(module) => module,
         Err(e) => {
@@ -119,30 +120,159 @@ fn run_naga(source: &str, path: &str, native: bool) -> Outcome {
             };
         }
     };
-    let capabilities = if native {
-        Capabilities::all()
-    } else {
-        Capabilities::default()
-    };
-    let mut validator = Validator::new(ValidationFlags::all(), capabilities);
+    let mut validator = Validator::new(ValidationFlags::all(), caps);
     match validator.validate(&module) {
         Ok(info) => Outcome::Valid(Box::new((module, info))),
         Err(e) => {
             // The most specific (shortest) span: naga adds enclosing
             // contexts (the function, the statement) as further spans.
-            let offset = e
+            let mut offset = e
                 .spans()
                 .filter_map(|(span, _)| span.to_range())
                 .min_by_key(|r| r.len())
                 .map(|r| r.start);
+            let mut message = with_hint(&tidy(&error_chain(e.as_inner())));
+            if let Some(needed) = missing_capability(&module, caps, &message) {
+                if let naga::valid::ValidationError::Type { handle, source, .. } = e.as_inner() {
+                    // naga's ``Type '' is invalid`` has no line: name (and
+                    // point at) the declaration that uses the type instead.
+                    let (at, owner) = type_owner(&module, *handle);
+                    offset = offset.or(at);
+                    message = format!("{owner}: {}", tidy(&error_chain(source)));
+                }
+                message = format!("{message}; {needed}");
+            }
             Outcome::Error {
                 stage: "validation",
-                message: with_hint(&tidy(&error_chain(e.as_inner()))),
+                message,
                 offset,
                 frame: e.emit_to_string_with_path(source, path),
             }
         }
     }
+}
+
+/// When the first validation error goes away with more naga capabilities,
+/// what would allow it: the `features [...]` to declare (every one the
+/// kernel needs, found by adding one feature at a time), or that graph!
+/// cannot request it. `None` for any other error.
+fn missing_capability(module: &naga::Module, caps: Capabilities, message: &str) -> Option<String> {
+    let first_error = |more: Capabilities| {
+        Validator::new(ValidationFlags::all(), caps | more)
+            .validate(module)
+            .err()
+            .map(|e| with_hint(&tidy(&error_chain(e.as_inner()))))
+    };
+    // With every capability, the first error that no capability fixes.
+    let unfixable = first_error(Capabilities::all());
+    if unfixable.as_deref() == Some(message) {
+        return None;
+    }
+    let mut extra = Capabilities::empty();
+    let mut needed: Vec<&crate::features::Feature> = Vec::new();
+    let mut current = Some(message.to_owned());
+    while let Some(error) = current.take() {
+        if Some(&error) == unfixable.as_ref() {
+            break;
+        }
+        let candidates = || {
+            crate::features::FEATURES
+                .iter()
+                .filter(|f| !(caps | extra).contains(f.capabilities))
+        };
+        // A feature that makes the kernel valid, else one that fixes this
+        // error (the next may need another).
+        let with = |f: &crate::features::Feature| first_error(extra | f.capabilities);
+        let Some(f) = candidates()
+            .find(|f| with(f).is_none())
+            .or_else(|| candidates().find(|f| with(f).as_ref() != Some(&error)))
+        else {
+            break;
+        };
+        extra |= f.capabilities;
+        needed.push(f);
+        current = first_error(extra);
+    }
+    if needed.is_empty() {
+        return Some(format!(
+            "it needs a device capability beyond WebGPU that graph! cannot request (its `features` are {})",
+            crate::features::names()
+        ));
+    }
+    let what = needed
+        .iter()
+        .map(|f| format!("`{}` ({})", f.name, f.enables))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let names = needed.iter().map(|f| f.name).collect::<Vec<_>>().join(", ");
+    let declared = crate::features::FEATURES
+        .iter()
+        .filter(|f| caps.contains(f.capabilities))
+        .map(|f| f.name)
+        .collect::<Vec<_>>();
+    let list = if declared.is_empty() {
+        names
+    } else {
+        format!("{}, {names}", declared.join(", "))
+    };
+    Some(format!(
+        "it needs the device feature {what}: declare `features [{list}];` in graph!"
+    ))
+}
+
+/// Where a type without a span of its own is used: the first struct
+/// member or global whose type is it or is built from it (or from its
+/// scalar), with the byte offset of that declaration and a name for it.
+fn type_owner(module: &naga::Module, ty: naga::Handle<naga::Type>) -> (Option<usize>, String) {
+    use naga::TypeInner as T;
+    let inner = |h: naga::Handle<naga::Type>| module.types.get_handle(h).ok().map(|t| &t.inner);
+    let scalar_of = |t: &T| match *t {
+        T::Scalar(s) | T::Atomic(s) | T::Vector { scalar: s, .. } | T::Matrix { scalar: s, .. } => {
+            Some(s)
+        }
+        _ => None,
+    };
+    let wanted = inner(ty).and_then(scalar_of);
+    let uses = |outer: naga::Handle<naga::Type>| {
+        let mut at = outer;
+        for _ in 0..64 {
+            if at == ty {
+                return true;
+            }
+            match inner(at) {
+                Some(T::Array { base, .. } | T::BindingArray { base, .. }) => at = *base,
+                Some(t) => return wanted.is_some() && scalar_of(t) == wanted,
+                None => return false,
+            }
+        }
+        false
+    };
+    let wgsl = |h| naga::common::wgsl::TypeContext::type_to_string(&module.to_ctx(), h);
+    for (handle, t) in module.types.iter() {
+        if let T::Struct { members, .. } = &t.inner
+            && let Some(m) = members.iter().find(|m| uses(m.ty))
+        {
+            let at = module.types.get_span(handle).to_range().map(|r| r.start);
+            let sname = t.name.as_deref().unwrap_or("?");
+            let mname = m.name.as_deref().unwrap_or("?");
+            return (
+                at,
+                format!("member `{mname}: {}` of struct `{sname}`", wgsl(m.ty)),
+            );
+        }
+    }
+    for (handle, g) in module.global_variables.iter() {
+        if uses(g.ty) {
+            let at = module
+                .global_variables
+                .get_span(handle)
+                .to_range()
+                .map(|r| r.start);
+            let gname = g.name.as_deref().unwrap_or("?");
+            return (at, format!("global `{gname}: {}`", wgsl(g.ty)));
+        }
+    }
+    (None, format!("type `{}`", wgsl(ty)))
 }
 
 /// How naga's `Debug` output spells the scalar types, and how WGSL does.

@@ -7,6 +7,7 @@ mod fold;
 mod fuzz;
 mod grammar;
 mod kernels;
+mod reach;
 mod robust;
 mod typed;
 
