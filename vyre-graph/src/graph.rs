@@ -232,10 +232,13 @@ impl Graph {
             let elements = match feed {
                 Feed::Host(bytes) => crate::program::checked_element_count(
                     &buffer.name,
-                    bytes.len() as u64,
+                    (bytes.len() as u64).saturating_sub(u64::from(buffer.header_bytes)),
                     buffer.element_size,
                 )?,
-                Feed::Device(h) => h.size() / u64::from(buffer.element_size.max(1)),
+                Feed::Device(h) => {
+                    h.size().saturating_sub(u64::from(buffer.header_bytes))
+                        / u64::from(buffer.element_size.max(1))
+                }
             };
             if let Some(n) = buffer.len.solve(elements) {
                 if n == 0 {

@@ -84,7 +84,9 @@ pub use gpu::{AdapterSummary, Gpu, GpuCounters, GpuOptions};
 pub use graph::{Graph, RecordedRun, RunReport};
 pub use pipeline::WgpuPipeline;
 pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
-pub use resource::{Feed, GpuBufferHandle, GpuResource, Input, Sink};
+pub use resource::{
+    Feed, GpuBufferHandle, GpuResource, Headed, HeadedInput, Input, OwnedFeed, Sink,
+};
 
 /// `f16` for kernels that use WGSL's `f16` (`features [shader_f16];`).
 pub use half;
@@ -98,8 +100,8 @@ pub mod __private {
     pub use crate::resource::resize_vec;
     pub use crate::spec::*;
     pub use crate::{
-        BackendError, Description, DispatchConfig, Feed, Gpu, GpuBufferHandle, Graph, Input,
-        RecordedRun, RunReport, Sink,
+        BackendError, Description, DispatchConfig, Feed, Gpu, GpuBufferHandle, Graph, Headed,
+        HeadedInput, Input, OwnedFeed, RecordedRun, RunReport, Sink,
     };
     pub use bytemuck;
     pub use half;

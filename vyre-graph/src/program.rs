@@ -104,7 +104,8 @@ impl Program {
             let expected = spec.bytes(n);
             match feed {
                 Feed::Host(bytes) => {
-                    checked_element_count(&spec.name, bytes.len() as u64, spec.element_size)?;
+                    let body = (bytes.len() as u64).saturating_sub(u64::from(spec.header_bytes));
+                    checked_element_count(&spec.name, body, spec.element_size)?;
                     if bytes.len() as u64 != expected {
                         return Err(BackendError::LengthMismatch {
                             buffer: spec.name.to_string(),

@@ -258,6 +258,19 @@ impl<'a> Converter<'a> {
         }
     }
 
+    /// The generated header struct `name` of a struct that ends in a
+    /// runtime-sized array: its `leading` members, padded to `size` (the
+    /// array's offset).
+    pub fn header(
+        &mut self,
+        ty: Handle<Type>,
+        name: &str,
+        leading: &[naga::StructMember],
+        size: u32,
+    ) -> Result<RustTy, String> {
+        self.structure(ty, Some(name), leading, size)
+    }
+
     fn structure(
         &mut self,
         ty: Handle<Type>,

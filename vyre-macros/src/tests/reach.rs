@@ -152,3 +152,143 @@ fn f16_error_names_the_feature() {
         &["declare `features [shader_f16];`"],
     );
 }
+
+const BOIDS_HEADED: &str = "
+    struct Particle { pos: vec2<f32>, vel: vec2<f32> }
+    struct Particles { count: u32, scale: f32, particles: array<Particle> }
+    @group(0) @binding(0) var<storage, read_write> ps: Particles;
+    @compute @workgroup_size(64)
+    fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+        if g.x < ps.count { ps.particles[g.x].pos += ps.particles[g.x].vel * ps.scale; }
+    }";
+
+#[test]
+fn runtime_sized_struct_binds_elements() {
+    // No header: exactly `array<Particle>`.
+    let k = interface_of(
+        "struct Particle { pos: vec2<f32>, vel: vec2<f32> }
+         struct Particles { particles: array<Particle> }
+         @group(0) @binding(0) var<storage, read_write> ps: Particles;
+         @compute @workgroup_size(64)
+         fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+             if g.x < arrayLength(&ps.particles) { ps.particles[g.x].pos += ps.particles[g.x].vel; }
+         }",
+    );
+    let b = k.binding("ps").expect("ps");
+    assert_eq!(b.element, RustTy::Struct("Particle".into(), 16));
+    assert_eq!(
+        (b.element_size, b.header_bytes, b.header.clone()),
+        (16, 0, None)
+    );
+    assert!(k.structs.iter().all(|s| s.name != "Particles"));
+
+    // A header: the leading fields, padded to the array's offset (8).
+    let k = interface_of(BOIDS_HEADED);
+    let b = k.binding("ps").expect("ps");
+    assert_eq!(b.element, RustTy::Struct("Particle".into(), 16));
+    assert_eq!(b.header, Some(RustTy::Struct("ParticlesHeader".into(), 8)));
+    assert_eq!((b.header_bytes, b.min_binding_size), (8, 24));
+    let h = k
+        .structs
+        .iter()
+        .find(|s| s.name == "ParticlesHeader")
+        .expect("header");
+    let names: Vec<&str> = h.fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["count", "scale"]);
+
+    // The header is padded to the array's alignment: a vec4 array starts at 16.
+    let k = interface_of(
+        "struct S { n: u32, v: array<vec4<f32>> }
+         @group(0) @binding(0) var<storage, read_write> s: S;
+         @compute @workgroup_size(1) fn main() { s.v[0] = vec4<f32>(f32(s.n)); }",
+    );
+    let b = k.binding("s").expect("s");
+    assert_eq!((b.header_bytes, b.element_size), (16, 16));
+    let h = k
+        .structs
+        .iter()
+        .find(|s| s.name == "SHeader")
+        .expect("header");
+    assert_eq!(h.size, 16);
+    assert!(h.fields.iter().any(|f| f.pad == Some(12)), "{h:?}");
+}
+
+#[test]
+fn headed_buffers_expand_to_headed_api() {
+    let out = assert_ok(&one_kernel("", BOIDS_HEADED, "inout ps[n];", "ps: ps"));
+    assert!(out.contains("header_bytes : 8u32"), "{out}");
+    assert!(
+        out.contains("HeadedInput < 'a , ParticlesHeader , Particle >"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Headed < ParticlesHeader , Particle >"),
+        "{out}"
+    );
+    assert!(out.contains("struct ParticlesHeader"), "{out}");
+}
+
+#[test]
+fn struct_names_that_clash_are_graph_errors() {
+    for (name, part) in [
+        ("G", "the graph's own type is `G`"),
+        ("GOutputs", "graph! generates `GOutputs`"),
+        ("GResident", "graph! generates `GResident`"),
+        ("Vec", "shadow the Rust prelude's `Vec`"),
+        ("Option", "shadow the Rust prelude's `Option`"),
+    ] {
+        let src = one_kernel(
+            "",
+            &format!(
+                "struct {name} {{ a: f32 }}
+                 @group(0) @binding(0) var<storage, read_write> y: array<{name}>;
+                 @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
+                     if g.x < arrayLength(&y) {{ y[g.x].a = 1.0; }}
+                 }}"
+            ),
+            "output y[n];",
+            "y: y",
+        );
+        let errs = errors(&src);
+        assert_eq!(errs.len(), 1, "{errs:#?}");
+        assert!(
+            errs[0].contains(part) && errs[0].contains("rename the WGSL struct"),
+            "{}",
+            errs[0]
+        );
+        // The stub emits no second struct of that name (no E0428 beside it).
+        let out = expand(&src).to_string();
+        let own = usize::from(name.starts_with('G'));
+        assert_eq!(
+            out.matches(&format!("struct {name} {{")).count(),
+            own,
+            "{out}"
+        );
+    }
+    // A WGSL struct named like a generated header struct.
+    let errs = errors(&one_kernel(
+        "",
+        &BOIDS_HEADED.replace(
+            "struct Particle {",
+            "struct ParticlesHeader { x: u32 } struct Particle {",
+        ),
+        "inout ps[n];",
+        "ps: ps",
+    ));
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("the kernel declares a struct `ParticlesHeader` too")),
+        "{errs:#?}"
+    );
+}
+
+fn interface_of(wgsl: &str) -> reflect::KernelInterface {
+    let k = loaded(&format!("k = {wgsl:?}"));
+    let v = crate::validate::validate(k, crate::features::WEBGPU).unwrap_or_else(|e| panic!("{e}"));
+    reflect::reflect(v).unwrap_or_else(|e| {
+        panic!(
+            "{:?}",
+            e.iter().map(ToString::to_string).collect::<Vec<_>>()
+        )
+    })
+}
