@@ -101,6 +101,7 @@ use quote::quote;
 ///     pub struct Saxpy;                  // visibility + name; first item, required
 ///
 ///     limits native;                     // optional: skip the WebGPU default limit checks
+///     features [shader_int64];           // optional: device features the kernels need
 ///
 ///     kernel scale = "@group(0) @binding(0) var<storage, read> src: array<f32>; ...";  // WGSL string literal
 ///     kernel add = file "kernels/add.wgsl";                  // relative to CARGO_MANIFEST_DIR, else to this file
@@ -166,7 +167,12 @@ use quote::quote;
 /// generated `#[repr(C)]` struct of the same name beside the graph, with
 /// explicit `_padN: [u8; k]` fields matching WGSL's layout, `Pod`,
 /// `Zeroable`, `Default` (all zero) and compile-time layout assertions.
-/// `f16`, `bool`, `f64` and textures have no mapping and are errors.
+/// With `features [...]`, `u64`, `i64`, `f64` map to themselves and `f16`
+/// to `vyre_graph::half::f16`. `bool` and textures have no mapping and are
+/// errors. A storage binding whose struct ends in a runtime-sized array
+/// binds the array's elements; fields before it form a generated
+/// `<Struct>Header` struct, passed as `(&header, &elements)` and read back
+/// as `Headed { header, elements }`.
 ///
 /// # What it generates
 ///
