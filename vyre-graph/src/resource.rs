@@ -459,10 +459,10 @@ impl<H: Pod, T: Pod> Headed<H, T> {
         let bytes = len
             .checked_mul(size_of::<T>())
             .and_then(|b| b.checked_add(size_of::<H>()));
-        let mut v = Vec::new();
+        let mut v: Vec<u8> = Vec::new();
         match bytes {
             Some(bytes) if v.try_reserve_exact(bytes).is_ok() => {
-                v.resize(bytes, 0);
+                v.extend(std::iter::repeat_n(0, bytes));
                 Ok(v)
             }
             _ => Err(BackendError::HostAllocationFailed {

@@ -570,8 +570,7 @@ fn struct_spans(
                         .flatten()
                 })
             };
-            let range = wgsl(&def.name)
-                .or_else(|| def.name.strip_suffix("Header").and_then(|base| wgsl(base)));
+            let range = wgsl(&def.name).or_else(|| def.name.strip_suffix("Header").and_then(wgsl));
             let span = range.map_or_else(|| loaded.name.span(), |r| loaded.locate(r.start).span);
             (def.name.clone(), span)
         })
