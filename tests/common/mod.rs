@@ -114,6 +114,7 @@ pub fn buffer(name: &str, class: BufferClass, elem_size: u32, extent: Extent) ->
         class,
         element_size: elem_size,
         len: extent,
+        header_bytes: 0,
     }
 }
 
@@ -154,6 +155,7 @@ pub fn graph_spec(
     nodes: Vec<NodeSpec>,
 ) -> GraphSpec {
     GraphSpec {
+        features: Cow::Borrowed(&[]),
         schedule: None,
         fused: Cow::Borrowed(&[]),
         name: Cow::Owned(name.to_owned()),

@@ -156,6 +156,7 @@ impl GpuDispatchGraph {
                 class: BufferClass::Input,
                 element_size: src.element_size,
                 len: Extent::constant(elements),
+                header_bytes: 0,
             });
             let mut outputs = 0;
             for b in &sorted {
@@ -167,6 +168,7 @@ impl GpuDispatchGraph {
                         class: BufferClass::Output,
                         element_size: b.element_size,
                         len: Extent::constant(elements),
+                        header_bytes: 0,
                     });
                     outputs += 1;
                     buffers.len() - 1
@@ -207,6 +209,7 @@ impl GpuDispatchGraph {
             kernels: Cow::Owned(kernels),
             buffers: Cow::Owned(buffers),
             nodes: Cow::Owned(nodes),
+            features: Cow::Borrowed(&[]),
             schedule: None,
             fused: Cow::Borrowed(&[]),
         };

@@ -191,16 +191,6 @@ pub enum BackendError {
         /// Why, and what to do.
         reason: String,
     },
-    /// A feature the request needs is missing.
-    #[error(
-        "`{name}` is not supported by the {backend} adapter; pick another adapter (WGPU_ADAPTER_NAME) or avoid the feature"
-    )]
-    UnsupportedFeature {
-        /// The feature.
-        name: String,
-        /// The adapter's backend.
-        backend: String,
-    },
     /// wgpu reported an error while recording or submitting.
     #[error(
         "the device rejected the run: {reason}; check the resident handles passed to it (alive, from this Gpu, not mapped elsewhere); if they are fine, this is a bug in vyre or in a hand-built graph description: please report it with the graph"
@@ -254,6 +244,20 @@ pub enum BackendError {
         needed: u64,
         /// What the device allows.
         available: u64,
+    },
+    /// A graph's kernels need a device feature (declared in `graph!` with
+    /// `features [...]`) that the device was not opened with. Checked by
+    /// [`Graph::new`](crate::Graph::new) before anything is created.
+    #[error(
+        "graph `{graph}` needs the device feature `{feature}` (wgpu::Features::{wgpu}) but the device was opened without it; open the Gpu with `Gpu::new()` (which requests every vyre feature the adapter has) or add it with `GpuOptions::with_features`; an application device adopted with `Gpu::from_wgpu` must be requested with it (an adapter without it cannot run this graph: pick another with WGPU_ADAPTER_NAME)"
+    )]
+    UnsupportedFeature {
+        /// The graph's name.
+        graph: String,
+        /// The feature's name in `graph!`'s `features [...]`.
+        feature: &'static str,
+        /// The wgpu feature's name (`SHADER_INT64`).
+        wgpu: &'static str,
     },
     /// Mapping a readback buffer failed.
     #[error(

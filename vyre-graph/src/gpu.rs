@@ -24,6 +24,13 @@ pub struct GpuOptions {
     pub timestamps: bool,
     /// Power preference when `WGPU_POWER_PREF` is not set.
     pub power_preference: wgpu::PowerPreference,
+    /// Shader features to request. `None` (the default) requests every
+    /// feature of [`Feature::ALL`](crate::spec::Feature::ALL) the adapter
+    /// has (`f16`, `f64`, 64-bit integers and their atomics, ...), so graphs
+    /// that declare `features [...]` run wherever the adapter allows;
+    /// `Some(f)` requests exactly `f` (opening fails when the adapter lacks
+    /// one).
+    pub features: Option<wgpu::Features>,
 }
 
 impl Default for GpuOptions {
@@ -32,6 +39,7 @@ impl Default for GpuOptions {
             adapter_limits: true,
             timestamps: true,
             power_preference: wgpu::PowerPreference::HighPerformance,
+            features: None,
         }
     }
 }
@@ -41,6 +49,17 @@ impl GpuOptions {
     #[must_use]
     pub fn with_default_limits(mut self) -> Self {
         self.adapter_limits = false;
+        self
+    }
+
+    /// Request exactly these shader features (instead of every one vyre
+    /// maps that the adapter has); timestamp queries are added as
+    /// [`GpuOptions::timestamps`] says. A graph that declares a feature the
+    /// device lacks is refused by `Graph::new` with
+    /// [`BackendError::UnsupportedFeature`](crate::BackendError::UnsupportedFeature).
+    #[must_use]
+    pub fn with_features(mut self, features: wgpu::Features) -> Self {
+        self.features = Some(features);
         self
     }
 
@@ -258,7 +277,9 @@ impl Gpu {
         } else {
             wgpu::Limits::default().using_resolution(adapter.limits())
         };
-        let mut features = wgpu::Features::empty();
+        let mut features = options
+            .features
+            .unwrap_or_else(|| adapter.features() & crate::spec::Feature::all_wgpu());
         if options.timestamps {
             features |= adapter.features()
                 & (wgpu::Features::TIMESTAMP_QUERY

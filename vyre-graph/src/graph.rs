@@ -102,7 +102,7 @@ pub struct RunPhases {
 ///     .into(),
 ///     fold: GridFold::XOnly,
 /// };
-/// let buffer = |name: &'static str, class| BufferSpec { name: name.into(), class, element_size: 4, len: Extent::N };
+/// let buffer = |name: &'static str, class| BufferSpec { name: name.into(), class, element_size: 4, len: Extent::N, header_bytes: 0 };
 /// let node = |src: usize, dst: usize| NodeSpec {
 ///     label: "add_one".into(),
 ///     kernel: 0,
@@ -125,6 +125,7 @@ pub struct RunPhases {
 ///     ]
 ///     .into(),
 ///     nodes: vec![node(0, 1), node(1, 2)].into(),
+///     features: Cow::Borrowed(&[]),
 ///     schedule: None,
 ///     fused: Cow::Borrowed(&[]),
 /// };
@@ -173,7 +174,9 @@ impl Graph {
     /// its kernel, [`BackendError::InvalidProgram`] for any other
     /// inconsistency (unknown kernel or buffer, an input written, an
     /// intermediate read before it is written, an output never written),
-    /// [`BackendError::KernelCompileFailed`] when WGSL does not compile.
+    /// [`BackendError::KernelCompileFailed`] when WGSL does not compile,
+    /// [`BackendError::UnsupportedFeature`] when the device lacks a feature
+    /// of [`GraphSpec::features`](crate::spec::GraphSpec::features).
     pub fn new(gpu: &Gpu, spec: GraphSpec) -> Result<Self> {
         Self::with_cache_capacity(gpu, spec, DEFAULT_PLAN_CACHE_CAPACITY)
     }
@@ -185,6 +188,7 @@ impl Graph {
     /// As [`Graph::new`].
     pub fn with_cache_capacity(gpu: &Gpu, spec: GraphSpec, capacity: usize) -> Result<Self> {
         let analysis = crate::program::validate(&spec)?;
+        crate::program::check_features(gpu, &spec)?;
         crate::program::check_limits(gpu, &spec)?;
         let layouts = spec
             .kernels
@@ -270,10 +274,13 @@ impl Graph {
             let elements = match feed {
                 Feed::Host(bytes) => crate::program::checked_element_count(
                     &buffer.name,
-                    bytes.len() as u64,
+                    (bytes.len() as u64).saturating_sub(u64::from(buffer.header_bytes)),
                     buffer.element_size,
                 )?,
-                Feed::Device(h) => h.size() / u64::from(buffer.element_size.max(1)),
+                Feed::Device(h) => {
+                    h.size().saturating_sub(u64::from(buffer.header_bytes))
+                        / u64::from(buffer.element_size.max(1))
+                }
             };
             if let Some(n) = buffer.len.solve(elements) {
                 if n == 0 {
@@ -942,6 +949,7 @@ mod tests {
             class,
             element_size: 4,
             len: Extent::N,
+            header_bytes: 0,
         };
         GraphSpec {
             name: "double".into(),
@@ -984,6 +992,7 @@ mod tests {
                 size: DispatchSize::Invocations(Extent::N),
             }]
             .into(),
+            features: Cow::Borrowed(&[]),
             schedule: None,
             fused: Cow::Borrowed(&[]),
         }

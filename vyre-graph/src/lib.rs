@@ -84,8 +84,12 @@ pub use gpu::{AdapterSummary, Gpu, GpuCounters, GpuOptions};
 pub use graph::{Graph, RecordedRun, RunPhases, RunReport};
 pub use pipeline::WgpuPipeline;
 pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
-pub use resource::{Feed, GpuBufferHandle, GpuResource, Input, Sink};
+pub use resource::{
+    Feed, GpuBufferHandle, GpuResource, Headed, HeadedInput, Input, OwnedFeed, Sink,
+};
 
+/// `f16` for kernels that use WGSL's `f16` (`features [shader_f16];`).
+pub use half;
 pub use vyre_macros::graph;
 pub use wgpu;
 
@@ -96,10 +100,11 @@ pub mod __private {
     pub use crate::resource::resize_vec;
     pub use crate::spec::*;
     pub use crate::{
-        BackendError, Description, DispatchConfig, Feed, Gpu, GpuBufferHandle, Graph, Input,
-        RecordedRun, RunReport, Sink,
+        BackendError, Description, DispatchConfig, Feed, Gpu, GpuBufferHandle, Graph, Headed,
+        HeadedInput, Input, OwnedFeed, RecordedRun, RunReport, Sink,
     };
     pub use bytemuck;
+    pub use half;
     pub use std::borrow::Cow;
     pub use wgpu;
 

@@ -134,7 +134,8 @@ impl Program {
             let expected = spec.bytes(n);
             match feed {
                 Feed::Host(bytes) => {
-                    checked_element_count(&spec.name, bytes.len() as u64, spec.element_size)?;
+                    let body = (bytes.len() as u64).saturating_sub(u64::from(spec.header_bytes));
+                    checked_element_count(&spec.name, body, spec.element_size)?;
                     if bytes.len() as u64 != expected {
                         return Err(BackendError::LengthMismatch {
                             buffer: spec.name.to_string(),
@@ -519,6 +520,20 @@ fn check_fused(spec: &GraphSpec) -> Result<()> {
 /// Check every kernel against the device's limits before anything is
 /// created, so that a device adopted with low limits (or opened with
 /// WebGPU's defaults) refuses a graph with a named limit, not a wgpu error.
+/// Refuses a device without a feature the graph declares, before anything
+/// is created.
+pub(crate) fn check_features(gpu: &Gpu, spec: &GraphSpec) -> Result<()> {
+    let device = gpu.device().features();
+    match spec.features.iter().find(|f| !device.contains(f.wgpu())) {
+        Some(f) => Err(BackendError::UnsupportedFeature {
+            graph: spec.name.to_string(),
+            feature: f.name(),
+            wgpu: f.wgpu_name(),
+        }),
+        None => Ok(()),
+    }
+}
+
 pub(crate) fn check_limits(gpu: &Gpu, spec: &GraphSpec) -> Result<()> {
     let limits = gpu.limits();
     let exceeded = |kernel: &str, limit: &'static str, needed: u64, available: u64| {

@@ -430,6 +430,144 @@ impl<'a, T: Pod> From<&'a GpuBufferHandle> for Input<'a, T> {
     }
 }
 
+/// A buffer whose WGSL type is a struct of leading fields (the header)
+/// followed by a runtime-sized array, such as
+/// `struct Particles { count: u32, items: array<Particle> }`: the header
+/// (a struct `graph!` generates, `ParticlesHeader`) and the elements.
+/// `graph!`'s generated `run` returns one for such an `output`/`inout`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Headed<H: Pod, T: Pod> {
+    /// The fields before the array.
+    pub header: H,
+    /// The array's elements.
+    pub elements: Vec<T>,
+}
+
+impl<H: Pod, T: Pod> Default for Headed<H, T> {
+    fn default() -> Self {
+        Headed {
+            header: H::zeroed(),
+            elements: Vec::new(),
+        }
+    }
+}
+
+impl<H: Pod, T: Pod> Headed<H, T> {
+    /// A zeroed host image of the buffer with `len` elements (header
+    /// first), to read back into. A failed allocation is an error.
+    #[doc(hidden)]
+    pub fn scratch(len: usize, buffer: &str) -> Result<Vec<u8>> {
+        let bytes = len
+            .checked_mul(size_of::<T>())
+            .and_then(|b| b.checked_add(size_of::<H>()));
+        let mut v: Vec<u8> = Vec::new();
+        match bytes {
+            Some(bytes) if v.try_reserve_exact(bytes).is_ok() => {
+                v.extend(std::iter::repeat_n(0, bytes));
+                Ok(v)
+            }
+            _ => Err(BackendError::HostAllocationFailed {
+                buffer: buffer.to_string(),
+                bytes: bytes.map_or(u64::MAX, |b| b as u64),
+            }),
+        }
+    }
+
+    /// Replaces the contents with a host image of the buffer (header
+    /// first), keeping the vector's capacity.
+    #[doc(hidden)]
+    pub fn read_from(&mut self, bytes: &[u8]) {
+        let split = size_of::<H>().min(bytes.len());
+        let (head, body) = bytes.split_at(split);
+        if head.len() == size_of::<H>() {
+            self.header = bytemuck::pod_read_unaligned(head);
+        }
+        let size = size_of::<T>().max(1);
+        self.elements.clear();
+        self.elements.extend(
+            body.chunks_exact(size)
+                .map(bytemuck::pod_read_unaligned::<T>),
+        );
+    }
+}
+
+/// A typed host input for a buffer with a header (see [`Headed`]): a
+/// `(&header, &[elements])` pair, a [`Headed`], or a resident buffer.
+#[derive(Clone, Copy, Debug)]
+pub enum HeadedInput<'a, H: Pod, T: Pod> {
+    /// Host data: the header, then the elements.
+    Host(&'a H, &'a [T]),
+    /// A resident buffer (header included).
+    Device(&'a GpuBufferHandle),
+}
+
+impl<'a, H: Pod, T: Pod> HeadedInput<'a, H, T> {
+    /// The untyped feed, owning the host bytes (header, then elements).
+    #[must_use]
+    pub fn into_feed(self) -> OwnedFeed<'a> {
+        match self {
+            HeadedInput::Host(header, elements) => {
+                let mut bytes =
+                    Vec::with_capacity(size_of::<H>() + std::mem::size_of_val(elements));
+                bytes.extend_from_slice(bytemuck::bytes_of(header));
+                bytes.extend_from_slice(bytemuck::cast_slice(elements));
+                OwnedFeed::Host(bytes)
+            }
+            HeadedInput::Device(h) => OwnedFeed::Device(h),
+        }
+    }
+}
+
+impl<'a, H: Pod, T: Pod> From<(&'a H, &'a [T])> for HeadedInput<'a, H, T> {
+    fn from((header, elements): (&'a H, &'a [T])) -> Self {
+        HeadedInput::Host(header, elements)
+    }
+}
+
+impl<'a, H: Pod, T: Pod> From<(&'a H, &'a Vec<T>)> for HeadedInput<'a, H, T> {
+    fn from((header, elements): (&'a H, &'a Vec<T>)) -> Self {
+        HeadedInput::Host(header, elements)
+    }
+}
+
+impl<'a, H: Pod, T: Pod, const N: usize> From<(&'a H, &'a [T; N])> for HeadedInput<'a, H, T> {
+    fn from((header, elements): (&'a H, &'a [T; N])) -> Self {
+        HeadedInput::Host(header, elements)
+    }
+}
+
+impl<'a, H: Pod, T: Pod> From<&'a Headed<H, T>> for HeadedInput<'a, H, T> {
+    fn from(h: &'a Headed<H, T>) -> Self {
+        HeadedInput::Host(&h.header, &h.elements)
+    }
+}
+
+impl<'a, H: Pod, T: Pod> From<&'a GpuBufferHandle> for HeadedInput<'a, H, T> {
+    fn from(h: &'a GpuBufferHandle) -> Self {
+        HeadedInput::Device(h)
+    }
+}
+
+/// A [`Feed`] whose host bytes it owns (a header joined to its elements).
+#[derive(Clone, Debug)]
+pub enum OwnedFeed<'a> {
+    /// Bytes uploaded before the run.
+    Host(Vec<u8>),
+    /// A resident buffer.
+    Device(&'a GpuBufferHandle),
+}
+
+impl OwnedFeed<'_> {
+    /// The feed borrowing these bytes.
+    #[must_use]
+    pub fn feed(&self) -> Feed<'_> {
+        match self {
+            OwnedFeed::Host(bytes) => Feed::Host(bytes),
+            OwnedFeed::Device(h) => Feed::Device(h),
+        }
+    }
+}
+
 /// `STORAGE | COPY_DST`, as written in code.
 fn usage_names(usage: wgpu::BufferUsages) -> String {
     let names: Vec<&str> = usage.iter_names().map(|(name, _)| name).collect();

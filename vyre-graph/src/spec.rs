@@ -225,15 +225,119 @@ pub struct BufferSpec {
     pub element_size: u32,
     /// Elements, as a function of the problem size.
     pub len: Extent,
+    /// Bytes before the first element (0 for a plain array): the offset of
+    /// the runtime-sized array in a WGSL struct such as
+    /// `struct Particles { count: u32, items: array<Particle> }`, whose
+    /// leading fields are the buffer's header.
+    pub header_bytes: u32,
 }
 
 impl BufferSpec {
-    /// Bytes for problem size `n` (saturating).
+    /// Bytes for problem size `n`: the header, then `len(n)` elements
+    /// (saturating).
     #[must_use]
     pub fn bytes(&self, n: u64) -> u64 {
         self.len
             .eval(n)
             .saturating_mul(u64::from(self.element_size))
+            .saturating_add(u64::from(self.header_bytes))
+    }
+
+    /// Whole elements in `bytes` bytes of this buffer (the header first),
+    /// `None` when `bytes` is shorter than the header or not whole elements.
+    #[must_use]
+    pub fn elements_in(&self, bytes: u64) -> Option<u64> {
+        let body = bytes.checked_sub(u64::from(self.header_bytes))?;
+        let size = u64::from(self.element_size.max(1));
+        body.is_multiple_of(size).then_some(body / size)
+    }
+}
+
+/// A device feature a kernel needs beyond what every WebGPU adapter offers,
+/// declared in `graph!` with `features [shader_int64, ...];`.
+///
+/// ```
+/// use vyre_graph::spec::Feature;
+/// assert_eq!(Feature::ShaderInt64.wgpu(), vyre_graph::wgpu::Features::SHADER_INT64);
+/// assert_eq!(Feature::ShaderF16.name(), "shader_f16");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Feature {
+    /// `f16` (`enable f16;`): [`wgpu::Features::SHADER_F16`].
+    ShaderF16,
+    /// `f64`: [`wgpu::Features::SHADER_F64`].
+    ShaderF64,
+    /// `u64`, `i64`: [`wgpu::Features::SHADER_INT64`].
+    ShaderInt64,
+    /// `atomicMin`/`atomicMax` on 64-bit integers:
+    /// [`wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX`].
+    ShaderInt64AtomicMinMax,
+    /// Every atomic operation on 64-bit integers:
+    /// [`wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS`].
+    ShaderInt64AtomicAllOps,
+    /// `atomic<f32>`: [`wgpu::Features::SHADER_FLOAT32_ATOMIC`].
+    ShaderFloat32Atomic,
+}
+
+impl Feature {
+    /// Every feature vyre maps: [`crate::Gpu::new`] requests each one the
+    /// adapter has.
+    pub const ALL: [Feature; 6] = [
+        Feature::ShaderF16,
+        Feature::ShaderF64,
+        Feature::ShaderInt64,
+        Feature::ShaderInt64AtomicMinMax,
+        Feature::ShaderInt64AtomicAllOps,
+        Feature::ShaderFloat32Atomic,
+    ];
+
+    /// The wgpu feature.
+    #[must_use]
+    pub fn wgpu(self) -> wgpu::Features {
+        match self {
+            Feature::ShaderF16 => wgpu::Features::SHADER_F16,
+            Feature::ShaderF64 => wgpu::Features::SHADER_F64,
+            Feature::ShaderInt64 => wgpu::Features::SHADER_INT64,
+            Feature::ShaderInt64AtomicMinMax => wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX,
+            Feature::ShaderInt64AtomicAllOps => wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS,
+            Feature::ShaderFloat32Atomic => wgpu::Features::SHADER_FLOAT32_ATOMIC,
+        }
+    }
+
+    /// The name of the wgpu feature constant (`SHADER_INT64`).
+    #[must_use]
+    pub fn wgpu_name(self) -> &'static str {
+        match self {
+            Feature::ShaderF16 => "SHADER_F16",
+            Feature::ShaderF64 => "SHADER_F64",
+            Feature::ShaderInt64 => "SHADER_INT64",
+            Feature::ShaderInt64AtomicMinMax => "SHADER_INT64_ATOMIC_MIN_MAX",
+            Feature::ShaderInt64AtomicAllOps => "SHADER_INT64_ATOMIC_ALL_OPS",
+            Feature::ShaderFloat32Atomic => "SHADER_FLOAT32_ATOMIC",
+        }
+    }
+
+    /// Its name in `graph!`'s `features [...]` (WebGPU's spelling where
+    /// WebGPU has the feature).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::ShaderF16 => "shader_f16",
+            Feature::ShaderF64 => "shader_f64",
+            Feature::ShaderInt64 => "shader_int64",
+            Feature::ShaderInt64AtomicMinMax => "shader_int64_atomic_min_max",
+            Feature::ShaderInt64AtomicAllOps => "shader_int64_atomic_all_ops",
+            Feature::ShaderFloat32Atomic => "shader_float32_atomic",
+        }
+    }
+
+    /// Every vyre feature in `features`, as wgpu features.
+    #[must_use]
+    pub fn all_wgpu() -> wgpu::Features {
+        Feature::ALL
+            .iter()
+            .fold(wgpu::Features::empty(), |acc, f| acc | f.wgpu())
     }
 }
 
@@ -332,6 +436,9 @@ pub struct GraphSpec {
     pub buffers: Cow<'static, [BufferSpec]>,
     /// Nodes, in program order.
     pub nodes: Cow<'static, [NodeSpec]>,
+    /// Device features the kernels need (`features [...]` in `graph!`):
+    /// [`crate::Graph::new`] refuses a device without one of them.
+    pub features: Cow<'static, [Feature]>,
     /// The schedule `graph!` computed, if any; hand-built specs leave it
     /// `None` and the runtime works it out.
     pub schedule: Option<ScheduleSpec>,

@@ -79,6 +79,11 @@ pub struct BufferOut {
     pub element_size: u32,
     /// Length.
     pub len: Extent,
+    /// The generated header struct of a `struct { fields..., items: array<T> }`
+    /// binding.
+    pub header: Option<RustTy>,
+    /// Bytes before the elements.
+    pub header_bytes: u32,
 }
 
 /// A node's dispatch size.
@@ -129,6 +134,64 @@ pub struct GraphAnalysis {
     pub problem_size: ProblemSize,
     /// Groups of nodes fused into one dispatch (decided by `fuse.rs`).
     pub fused: Vec<crate::fuse::FusedOut>,
+    /// Declared device features (`vyre_graph::spec::Feature` variants).
+    pub features: Vec<&'static str>,
+}
+
+/// Rust prelude names a generated struct must not take: it would shadow
+/// them in the user's module.
+const PRELUDE: &[&str] = &[
+    "Option",
+    "Some",
+    "None",
+    "Result",
+    "Ok",
+    "Err",
+    "Vec",
+    "String",
+    "Box",
+    "ToString",
+    "ToOwned",
+    "Clone",
+    "Copy",
+    "Send",
+    "Sync",
+    "Sized",
+    "Unpin",
+    "Drop",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Default",
+    "Iterator",
+    "IntoIterator",
+    "DoubleEndedIterator",
+    "ExactSizeIterator",
+    "Extend",
+    "Eq",
+    "PartialEq",
+    "Ord",
+    "PartialOrd",
+    "AsRef",
+    "AsMut",
+    "Into",
+    "From",
+    "TryFrom",
+    "TryInto",
+    "FromIterator",
+];
+
+/// Why a generated struct may not be called `name` in graph `graph`.
+fn struct_name_clash(name: &str, graph: &str) -> Option<String> {
+    if name == graph {
+        Some(format!("the graph's own type is `{graph}`"))
+    } else if name == format!("{graph}Outputs") || name == format!("{graph}Resident") {
+        Some(format!("graph! generates `{name}` for the graph `{graph}`"))
+    } else if PRELUDE.contains(&name) {
+        Some(format!("it would shadow the Rust prelude's `{name}`"))
+    } else {
+        None
+    }
 }
 
 /// The first binding that gave a buffer its element type.
@@ -138,6 +201,8 @@ struct Site {
     wgsl_type: String,
     element: RustTy,
     element_size: u32,
+    header: Option<RustTy>,
+    header_bytes: u32,
     span: Span,
 }
 
@@ -164,6 +229,7 @@ pub fn analyse(
         kernels: kernel_decls,
         buffers: buffer_decls,
         items,
+        features: _,
     } = input;
     let native = limits_native.is_some();
     let mut incomplete = kernels.iter().any(Option::is_none);
@@ -470,9 +536,25 @@ pub fn analyse(
     // Structs, deduplicated across kernels.
     let mut structs: Vec<(StructDef, String)> = Vec::new();
     let mut struct_spans: HashMap<String, Span> = HashMap::new();
+    let graph_name = header.name.to_string();
     for (k, decl) in kernels.iter().zip(&kernel_decls) {
         let Some(k) = k else { continue };
         for s in &k.structs {
+            if let Some(clash) = struct_name_clash(&s.name, &graph_name) {
+                let at = k
+                    .struct_spans
+                    .iter()
+                    .find(|(n, _)| *n == s.name)
+                    .map_or_else(|| decl.name.span(), |(_, span)| *span);
+                diag.error(
+                    at,
+                    format!(
+                        "kernel `{}`: WGSL struct `{}` becomes a Rust struct of that name beside the graph, but {clash}; rename the WGSL struct",
+                        decl.name, s.name
+                    ),
+                );
+                continue;
+            }
             match structs.iter().find(|(existing, _)| existing.name == s.name) {
                 Some((existing, origin)) if existing != s => {
                     let first = struct_spans
@@ -511,6 +593,8 @@ pub fn analyse(
                 element: s.element,
                 element_size: s.element_size,
                 len: b.len.extent,
+                header: s.header,
+                header_bytes: s.header_bytes,
             })
         })
         .collect();
@@ -549,6 +633,7 @@ pub fn analyse(
         nodes,
         structs,
         problem_size,
+        features: Vec::new(),
         levels: analysis.levels,
         slots: analysis.slots,
         fused: Vec::new(),
@@ -916,7 +1001,10 @@ impl Ctx<'_> {
             // One element type per buffer.
             match sites.get_mut(bi) {
                 Some(Some(site)) => {
-                    if site.element != binding.element || site.element_size != binding.element_size
+                    if site.element != binding.element
+                        || site.element_size != binding.element_size
+                        || site.header != binding.header
+                        || site.header_bytes != binding.header_bytes
                     {
                         diag.error_with_note(
                             span,
@@ -945,6 +1033,8 @@ impl Ctx<'_> {
                         wgsl_type: binding.wgsl_type.clone(),
                         element: binding.element.clone(),
                         element_size: binding.element_size,
+                        header: binding.header.clone(),
+                        header_bytes: binding.header_bytes,
                         span,
                     });
                 }
@@ -1332,12 +1422,23 @@ pub fn stub_types(
                     .bindings
                     .iter()
                     .find(|r| arg.binding == r.name.as_str())?;
+                let clashes = |name: &str| {
+                    graph
+                        .header
+                        .as_ref()
+                        .is_some_and(|h| struct_name_clash(name, &h.name.to_string()).is_some())
+                };
+                if interface.structs.iter().any(|def| clashes(&def.name)) {
+                    // Reported; emitting it would add rustc errors.
+                    return None;
+                }
                 for def in &interface.structs {
                     if !structs.iter().any(|(d, _)| d.name == def.name) {
                         structs.push((def.clone(), interface.name.to_string()));
                     }
                 }
-                Some(binding.element.tokens())
+                // A headed output is not a `Vec` of elements.
+                binding.header.is_none().then(|| binding.element.tokens())
             });
             (b.name.clone(), ty)
         })

@@ -114,8 +114,9 @@ fn spec(a: &GraphAnalysis) -> TokenStream {
         let class = class_tokens(b.class);
         let element_size = Literal::u32_suffixed(b.element_size);
         let len = extent(b.len);
+        let header_bytes = Literal::u32_suffixed(b.header_bytes);
         quote! {
-            #p::BufferSpec { name: #bname, class: #class, element_size: #element_size, len: #len }
+            #p::BufferSpec { name: #bname, class: #class, element_size: #element_size, len: #len, header_bytes: #header_bytes }
         }
     });
     let nodes = a.nodes.iter().map(node_spec);
@@ -123,6 +124,10 @@ fn spec(a: &GraphAnalysis) -> TokenStream {
         let members = g.nodes.iter().map(|&i| Literal::usize_suffixed(i));
         let dispatch = node_spec(&g.dispatch);
         quote!(#p::FusedGroup { nodes: #p::Cow::Borrowed(&[#(#members),*]), dispatch: #dispatch })
+    });
+    let features = a.features.iter().map(|f| {
+        let variant = Ident::new(f, Span::call_site());
+        quote!(#p::Feature::#variant)
     });
     let levels = a.levels.iter().map(|l| Literal::u32_suffixed(*l));
     let slots = a.slots.iter().map(|s| Literal::usize_suffixed(*s));
@@ -132,6 +137,7 @@ fn spec(a: &GraphAnalysis) -> TokenStream {
             kernels: #p::Cow::Borrowed(&[#(#kernels),*]),
             buffers: #p::Cow::Borrowed(&[#(#buffers),*]),
             nodes: #p::Cow::Borrowed(&[#(#nodes),*]),
+            features: #p::Cow::Borrowed(&[#(#features),*]),
             schedule: ::core::option::Option::Some(#p::ScheduleSpec {
                 levels: #p::Cow::Borrowed(&[#(#levels),*]),
                 slots: #p::Cow::Borrowed(&[#(#slots),*]),
@@ -204,6 +210,14 @@ fn element_doc(b: &BufferOut) -> String {
     };
     if b.class == BufferClass::Uniform {
         format!("`{}` ({class}): one `{}`", b.name, b.element.display())
+    } else if let Some(header) = &b.header {
+        format!(
+            "`{}` ({class}): a `{}` header, then {} elements of `{}`",
+            b.name,
+            header.display(),
+            b.len,
+            b.element.display()
+        )
     } else {
         format!(
             "`{}` ({class}): {} elements of `{}`",
@@ -212,6 +226,25 @@ fn element_doc(b: &BufferOut) -> String {
             b.element.display()
         )
     }
+}
+
+/// The typed input a host buffer takes: `Input<'a, T>`, or
+/// `HeadedInput<'a, H, T>` for a buffer with a header.
+fn input_type(b: &BufferOut) -> TokenStream {
+    let p = private();
+    let ty = b.element.tokens();
+    match &b.header {
+        Some(h) => {
+            let h = h.tokens();
+            quote!(#p::HeadedInput<'a, #h, #ty>)
+        }
+        None => quote!(#p::Input<'a, #ty>),
+    }
+}
+
+/// The host scratch bytes a headed output is read back into.
+fn scratch_ident(b: &BufferOut) -> Ident {
+    format_ident!("__vyre_bytes_{}", b.name)
 }
 
 /// Kernels as declared: `fold.rs` may have added a wrapped copy of one
@@ -271,17 +304,32 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
         .iter()
         .map(|(_, b)| {
             let ident = &b.name;
-            let ty = b.element.tokens();
-            quote!(#ident: impl ::core::convert::Into<#p::Input<'a, #ty>>)
+            let ty = input_type(b);
+            quote!(#ident: impl ::core::convert::Into<#ty>)
         })
         .collect();
     let args: Vec<&Ident> = inputs.iter().map(|(_, b)| &b.name).collect();
+    // A headed input's header and elements are joined into owned bytes.
+    let owned = inputs
+        .iter()
+        .filter(|(_, b)| b.header.is_some())
+        .map(|(_, b)| {
+            let ident = &b.name;
+            let owned = format_ident!("__vyre_owned_{}", b.name);
+            let ty = input_type(b);
+            quote!(let #owned = ::core::convert::Into::<#ty>::into(#ident).into_feed();)
+        });
     let feeds = inputs.iter().map(|(_, b)| {
         let ident = &b.name;
-        let ty = b.element.tokens();
-        quote!(::core::convert::Into::<#p::Input<'a, #ty>>::into(#ident).feed())
+        let ty = input_type(b);
+        if b.header.is_some() {
+            let owned = format_ident!("__vyre_owned_{}", b.name);
+            quote!(#owned.feed())
+        } else {
+            quote!(::core::convert::Into::<#ty>::into(#ident).feed())
+        }
     });
-    let feeds = quote!(let __vyre_feeds: &[_] = &[#(#feeds),*];);
+    let feeds = quote!(#(#owned)* let __vyre_feeds: &[_] = &[#(#feeds),*];);
     let problem_size = match a.problem_size {
         ProblemSize::Infer => quote!(let n: u64 = self.graph.infer_problem_size(__vyre_feeds)?;),
         ProblemSize::Param => quote!(),
@@ -292,7 +340,13 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
         let ident = &b.name;
         let ty = b.element.tokens();
         let doc = format!("Read back from {}.", element_doc(b));
-        quote!(#[doc = #doc] pub #ident: ::std::vec::Vec<#ty>)
+        match &b.header {
+            Some(h) => {
+                let h = h.tokens();
+                quote!(#[doc = #doc] pub #ident: #p::Headed<#h, #ty>)
+            }
+            None => quote!(#[doc = #doc] pub #ident: ::std::vec::Vec<#ty>),
+        }
     });
     let resident_fields = outputs.iter().map(|(_, b)| {
         let ident = &b.name;
@@ -305,14 +359,36 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             let ident = &b.name;
             let index = Literal::usize_suffixed(*i);
             let bname = ident.to_string();
-            quote!(#p::resize_vec(&mut outputs.#ident, self.graph.buffer_len(#index, n)?, #bname)?;)
+            match &b.header {
+                Some(h) => {
+                    let (h, ty) = (h.tokens(), b.element.tokens());
+                    let scratch = scratch_ident(b);
+                    quote!(let mut #scratch = #p::Headed::<#h, #ty>::scratch(self.graph.buffer_len(#index, n)?, #bname)?;)
+                }
+                None => quote!(#p::resize_vec(&mut outputs.#ident, self.graph.buffer_len(#index, n)?, #bname)?;),
+            }
         })
         .collect();
     let host_sinks: Vec<TokenStream> = outputs
         .iter()
         .map(|(_, b)| {
             let ident = &b.name;
-            quote!(#p::Sink::Host(#p::bytemuck::cast_slice_mut(outputs.#ident.as_mut_slice())))
+            if b.header.is_some() {
+                let scratch = scratch_ident(b);
+                quote!(#p::Sink::Host(#scratch.as_mut_slice()))
+            } else {
+                quote!(#p::Sink::Host(#p::bytemuck::cast_slice_mut(outputs.#ident.as_mut_slice())))
+            }
+        })
+        .collect();
+    // Headed outputs are split into header and elements after the run.
+    let host_splits: Vec<TokenStream> = outputs
+        .iter()
+        .filter(|(_, b)| b.header.is_some())
+        .map(|(_, b)| {
+            let ident = &b.name;
+            let scratch = scratch_ident(b);
+            quote!(outputs.#ident.read_from(&#scratch);)
         })
         .collect();
     let device_allocs = outputs.iter().map(|(i, b)| {
@@ -419,7 +495,9 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
                 #problem_size
                 self.graph.check_problem_size(n, config)?;
                 #(#host_resizes)*
-                self.graph.run(n, __vyre_feeds, &mut [#(#host_sinks),*], config)
+                let report = self.graph.run(n, __vyre_feeds, &mut [#(#host_sinks),*], config)?;
+                #(#host_splits)*
+                ::core::result::Result::Ok(report)
             }
 
             /// Like [`Self::run`], but leaves the outputs on the device (to feed another graph or read later).
@@ -478,6 +556,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
                 self.graph.check_problem_size(n, config)?;
                 #(#host_resizes)*
                 self.graph.run_async(n, __vyre_feeds, &mut [#(#host_sinks),*], config).await?;
+                #(#host_splits)*
                 ::core::result::Result::Ok(outputs)
             }
 

@@ -134,9 +134,13 @@ fn positions(module: &Module, args: &[naga::FunctionArgument]) -> Positions {
 }
 
 /// Decides every `over` kernel of `analysis` (see the module docs).
-/// `facts[i]` belongs to `analysis.kernels[i]`; `native` picks the naga
+/// `facts[i]` belongs to `analysis.kernels[i]`; `caps` are the naga
 /// capabilities the wrapped text is validated with, as in `validate.rs`.
-pub fn fold(analysis: &mut GraphAnalysis, facts: &[Option<ModuleFacts>], native: bool) {
+pub fn fold(
+    analysis: &mut GraphAnalysis,
+    facts: &[Option<ModuleFacts>],
+    caps: naga::valid::Capabilities,
+) {
     let declared = analysis.kernels.len();
     for k in 0..declared {
         let runs_over = analysis
@@ -164,7 +168,7 @@ pub fn fold(analysis: &mut GraphAnalysis, facts: &[Option<ModuleFacts>], native:
                 continue;
             }
             Positions::Unwrappable => continue,
-            Positions::Builtins(builtins) => checked_wrap(kernel, entry, builtins, native),
+            Positions::Builtins(builtins) => checked_wrap(kernel, entry, builtins, caps),
         };
         let Some(wrapped) = wrapped else { continue };
         if runs_grid {
@@ -191,10 +195,10 @@ fn checked_wrap(
     kernel: &KernelOut,
     entry: &EntryFacts,
     builtins: &[BuiltIn],
-    native: bool,
+    caps: naga::valid::Capabilities,
 ) -> Option<KernelOut> {
     let wrapped = wrap(&kernel.source, &kernel.entry_point, builtins)?;
-    let module = validate::revalidate(&wrapped.source, native)?;
+    let module = validate::revalidate(&wrapped.source, caps)?;
     let still_entry = module.entry_points.iter().any(|ep| ep.name == entry.name);
     let ep = module
         .entry_points

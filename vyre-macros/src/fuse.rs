@@ -106,7 +106,7 @@ pub fn fuse(
     analysis: &mut GraphAnalysis,
     facts: &[Option<KernelFacts>],
     node_kernels: &[usize],
-    native: bool,
+    caps: naga::valid::Capabilities,
 ) {
     let count = analysis.nodes.len();
     let mut groups: Vec<(Vec<usize>, KernelOut, NodeOut)> = Vec::new();
@@ -139,7 +139,7 @@ pub fn fuse(
         }
         if group.len() >= 2 {
             if let Some((kernel, dispatch)) =
-                build(analysis, facts, node_kernels, &group, native, &mut verdicts)
+                build(analysis, facts, node_kernels, &group, caps, &mut verdicts)
             {
                 groups.push((group, kernel, dispatch));
             }
@@ -406,7 +406,7 @@ fn build(
     facts: &[Option<KernelFacts>],
     nk: &[usize],
     group: &[usize],
-    native: bool,
+    caps: naga::valid::Capabilities,
     verdicts: &mut HashMap<String, bool>,
 ) -> Option<(KernelOut, NodeOut)> {
     let shared = shared_buffers(a, facts, nk, group)?;
@@ -514,7 +514,7 @@ fn build(
     let valid = match verdicts.get(&text) {
         Some(&v) => v,
         None => {
-            let v = validate::revalidate(&text, native).is_some_and(|module| {
+            let v = validate::revalidate(&text, caps).is_some_and(|module| {
                 module
                     .entry_points
                     .iter()

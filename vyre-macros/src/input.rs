@@ -26,10 +26,11 @@ const ITEM_KEYWORDS: &[&str] = &[
     "node",
     "repeat",
     "limits",
+    "features",
     "fuse",
 ];
 
-const EXPECTED_ITEM: &str = "expected `kernel`, `input`, `inout`, `intermediate`, `output`, `uniform`, `node`, `repeat`, `limits` or `fuse`";
+const EXPECTED_ITEM: &str = "expected `kernel`, `input`, `inout`, `intermediate`, `output`, `uniform`, `node`, `repeat`, `limits`, `features` or `fuse`";
 
 /// What sizes may look like, for messages.
 pub const EXTENT_FORMS: &str = "sizes are written as an integer, `n`, `K * n`, `n * K`, `(...) / K` (rounds up) or `... + K`, with integer constants `K`";
@@ -46,6 +47,8 @@ pub struct GraphInput {
     pub limits_native: Option<Span>,
     /// `fuse off;` was given (at this span): no node is fused.
     pub fuse_off: Option<Span>,
+    /// `features [...]`: the device features declared, each once.
+    pub features: Vec<&'static crate::features::Feature>,
     /// Kernel declarations in order.
     pub kernels: Vec<KernelDecl>,
     /// Buffer declarations in order.
@@ -381,6 +384,7 @@ pub fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> GraphInput {
         header: None,
         limits_native: None,
         fuse_off: None,
+        features: Vec::new(),
         kernels: Vec::new(),
         buffers: Vec::new(),
         items: Vec::new(),
@@ -571,6 +575,31 @@ fn parse_item(input: ParseStream, graph: &mut GraphInput, in_repeat: bool) -> sy
                 ));
             }
             graph.fuse_off = Some(keyword.span());
+        }
+        "features" => {
+            let list;
+            syn::bracketed!(list in input);
+            let names =
+                syn::punctuated::Punctuated::<Ident, syn::Token![,]>::parse_terminated(&list)?;
+            expect_semi(input, "after `features [...]`")?;
+            for name in names {
+                let Some(feature) = crate::features::by_name(&name.to_string()) else {
+                    return Err(syn::Error::new(
+                        name.span(),
+                        format!(
+                            "unknown feature `{name}`: graph! knows {}",
+                            crate::features::names()
+                        ),
+                    ));
+                };
+                if graph.features.iter().any(|f| f.name == feature.name) {
+                    return Err(syn::Error::new(
+                        name.span(),
+                        format!("feature `{name}` is declared twice"),
+                    ));
+                }
+                graph.features.push(feature);
+            }
         }
         _ => {
             return Err(syn::Error::new(

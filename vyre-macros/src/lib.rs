@@ -35,6 +35,7 @@ extern crate proc_macro;
 mod analyse;
 mod diag;
 mod expand;
+mod features;
 mod fold;
 mod fuse;
 mod hints;
@@ -110,6 +111,7 @@ use quote::quote;
 ///
 ///     limits native;                     // optional: skip the WebGPU default limit checks
 ///     fuse off;                          // optional: never fuse nodes (fusion is on by default)
+///     features [shader_int64];           // optional: device features the kernels need
 ///
 ///     kernel scale = "@group(0) @binding(0) var<storage, read> src: array<f32>; ...";  // WGSL string literal
 ///     kernel add = file "kernels/add.wgsl";                  // relative to CARGO_MANIFEST_DIR, else to this file
@@ -183,7 +185,12 @@ use quote::quote;
 /// generated `#[repr(C)]` struct of the same name beside the graph, with
 /// explicit `_padN: [u8; k]` fields matching WGSL's layout, `Pod`,
 /// `Zeroable`, `Default` (all zero) and compile-time layout assertions.
-/// `f16`, `bool`, `f64` and textures have no mapping and are errors.
+/// With `features [...]`, `u64`, `i64`, `f64` map to themselves and `f16`
+/// to `vyre_graph::half::f16`. `bool` and textures have no mapping and are
+/// errors. A storage binding whose struct ends in a runtime-sized array
+/// binds the array's elements; fields before it form a generated
+/// `<Struct>Header` struct, passed as `(&header, &elements)` and read back
+/// as `Headed { header, elements }`.
 ///
 /// # What it generates
 ///
@@ -231,8 +238,9 @@ fn front_end(tokens: TokenStream) -> TokenStream {
     let mut diag = diag::Diagnostics::new();
     let graph = input::parse(tokens, &mut diag);
     let syntax_ok = diag.is_empty();
-    let native = graph.limits_native.is_some();
     let fuse_on = graph.fuse_off.is_none();
+    let caps = features::capabilities(&graph.features);
+    let declared: Vec<&'static str> = graph.features.iter().map(|f| f.variant).collect();
 
     let loaded = load::load_all(&graph.kernels, &mut diag);
     // Rebuild when a kernel file changes, even when it has errors.
@@ -250,7 +258,7 @@ fn front_end(tokens: TokenStream) -> TokenStream {
         .into_iter()
         .map(|kernel| {
             partial.push(None);
-            let validated = match validate::validate_or_partial(kernel?, native) {
+            let validated = match validate::validate_or_partial(kernel?, caps) {
                 Ok(v) => v,
                 Err(failed) => {
                     diag.push(failed.error);
@@ -285,11 +293,12 @@ fn front_end(tokens: TokenStream) -> TokenStream {
         && let Some(mut analysis) = analyse::analyse(graph, interfaces, &mut diag)
         && diag.is_empty()
     {
+        analysis.features = declared;
         let node_kernels: Vec<usize> = analysis.nodes.iter().map(|n| n.kernel).collect();
-        fold::fold(&mut analysis, &fold_facts, native);
+        fold::fold(&mut analysis, &fold_facts, caps);
         if fuse_on {
             let started = timer.lap();
-            fuse::fuse(&mut analysis, &fuse_facts, &node_kernels, native);
+            fuse::fuse(&mut analysis, &fuse_facts, &node_kernels, caps);
             timer.report_stage(&analysis.header.name.to_string(), "fuse", started);
         }
         let expanded = expand::expand(&analysis);

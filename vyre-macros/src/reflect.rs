@@ -65,6 +65,13 @@ pub struct ReflectedBinding {
     pub element: RustTy,
     /// Elements a fixed-size binding requires (`None`: runtime-sized).
     pub min_elements: Option<u64>,
+    /// For a struct ending in a runtime-sized array after other fields: the
+    /// generated header struct (the fields before the array, padded to the
+    /// array's offset).
+    pub header: Option<RustTy>,
+    /// Bytes before the first element: the array member's offset (0 for a
+    /// plain array).
+    pub header_bytes: u32,
 }
 
 impl ReflectedBinding {
@@ -157,6 +164,9 @@ pub struct KernelInterface {
     pub structs: Vec<StructDef>,
     /// Where the workgroup size and the globals are, for messages.
     pub sites: crate::sites::KernelSites,
+    /// Where each generated struct comes from in the WGSL (a header struct
+    /// from the struct it heads), for errors about its name.
+    pub struct_spans: Vec<(String, proc_macro2::Span)>,
     module: Module,
     info: ModuleInfo,
 }
@@ -328,6 +338,7 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
             continue;
         };
         // Storage arrays bind elements; everything else binds one value.
+        let mut header: Option<(String, Vec<naga::StructMember>, u32)> = None;
         let shape = match (&ty.inner, kind) {
             (
                 TypeInner::Array { base, size, stride },
@@ -342,20 +353,63 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
                     "`{gname}: {wgsl_type}`: arrays sized by an `override` are not supported"
                 )),
             },
-            (TypeInner::Struct { members, .. }, _)
-                if members.last().is_some_and(|m| {
-                    matches!(
-                        module.types.get_handle(m.ty).map(|t| &t.inner),
-                        Ok(TypeInner::Array {
-                            size: ArraySize::Dynamic,
-                            ..
-                        })
-                    )
-                }) =>
+            // `struct S { header fields..., items: array<T> }`: elements of
+            // `T` after a header of the leading fields.
+            (
+                TypeInner::Struct { members, .. },
+                BindingKind::ReadOnlyStorage | BindingKind::ReadWriteStorage,
+            ) if members.last().is_some_and(|m| {
+                matches!(
+                    module.types.get_handle(m.ty).map(|t| &t.inner),
+                    Ok(TypeInner::Array {
+                        size: ArraySize::Dynamic,
+                        ..
+                    })
+                )
+            }) =>
             {
-                Err(format!(
-                    "`{gname}: {wgsl_type}` ends in a runtime-sized array; graph buffers are arrays of one element type: bind `array<T>` directly and pass the other fields in a uniform"
-                ))
+                match (
+                    members.split_last(),
+                    members
+                        .last()
+                        .and_then(|m| module.types.get_handle(m.ty).ok()),
+                ) {
+                    (
+                        Some((last, leading)),
+                        Some(naga::Type {
+                            inner: TypeInner::Array { base, stride, .. },
+                            ..
+                        }),
+                    ) => {
+                        let sname = ty
+                            .name
+                            .clone()
+                            .unwrap_or_else(|| format!("Struct{}", global.ty.index()));
+                        let hname = format!("{sname}Header");
+                        if leading.is_empty() {
+                            Ok((*base, *stride, u64::from(*stride), None))
+                        } else if module
+                            .types
+                            .iter()
+                            .any(|(_, t)| t.name.as_deref() == Some(hname.as_str()))
+                        {
+                            Err(format!(
+                                "`{gname}: {wgsl_type}` has fields before its runtime-sized array, which become the generated struct `{hname}`, but the kernel declares a struct `{hname}` too: rename it"
+                            ))
+                        } else {
+                            header = Some((hname, leading.to_vec(), last.offset));
+                            Ok((
+                                *base,
+                                *stride,
+                                u64::from(last.offset) + u64::from(*stride),
+                                None,
+                            ))
+                        }
+                    }
+                    _ => Err(format!(
+                        "`{gname}: {wgsl_type}`: malformed runtime-sized struct"
+                    )),
+                }
             }
             _ => {
                 let size = layouter[global.ty].size;
@@ -374,10 +428,26 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
         };
         let element = match (&ty.inner, kind) {
             (
-                TypeInner::Array { .. },
+                TypeInner::Array { .. } | TypeInner::Struct { .. },
                 BindingKind::ReadOnlyStorage | BindingKind::ReadWriteStorage,
-            ) => converter.element(elem, element_size),
+            ) if elem != global.ty => converter.element(elem, element_size),
             _ => converter.convert(elem),
+        };
+        let header_bytes = header.as_ref().map_or(0, |(_, _, offset)| *offset);
+        let header = match header {
+            Some((hname, members, offset)) => {
+                match converter.header(global.ty, &hname, &members, offset) {
+                    Ok(h) => Some(h),
+                    Err(message) => {
+                        errors.push(syn::Error::new(
+                            name.span(),
+                            format!("kernel `{name}`, binding `{gname}: {wgsl_type}`: {message}"),
+                        ));
+                        continue;
+                    }
+                }
+            }
+            None => None,
         };
         let element = match element {
             Ok(e) => e,
@@ -411,10 +481,13 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
             wgsl_type,
             element,
             min_elements,
+            header,
+            header_bytes,
         });
     }
     bindings.sort_by_key(|b| (b.group, b.binding));
     let structs = std::mem::take(&mut converter.structs);
+    let struct_spans = struct_spans(&module, &loaded, &structs);
 
     // Overrides, and the workgroup size with their defaults, both as naga
     // evaluates them when wgpu creates the pipeline.
@@ -483,9 +556,33 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
         overrides,
         structs,
         sites,
+        struct_spans,
         module,
         info,
     })
+}
+
+/// The WGSL declaration of each generated struct (`XHeader` maps to `X`).
+fn struct_spans(
+    module: &Module,
+    loaded: &crate::load::LoadedKernel,
+    structs: &[StructDef],
+) -> Vec<(String, proc_macro2::Span)> {
+    structs
+        .iter()
+        .map(|def| {
+            let wgsl = |n: &str| {
+                module.types.iter().find_map(|(h, t)| {
+                    (t.name.as_deref() == Some(n) && matches!(t.inner, TypeInner::Struct { .. }))
+                        .then(|| module.types.get_span(h).to_range())
+                        .flatten()
+                })
+            };
+            let range = wgsl(&def.name).or_else(|| def.name.strip_suffix("Header").and_then(wgsl));
+            let span = range.map_or_else(|| loaded.name.span(), |r| loaded.locate(r.start).span);
+            (def.name.clone(), span)
+        })
+        .collect()
 }
 
 fn stage_name(stage: ShaderStage) -> &'static str {

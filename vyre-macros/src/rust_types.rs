@@ -3,14 +3,15 @@
 //! | WGSL | Rust |
 //! |---|---|
 //! | `f32`, `u32`, `i32` | same |
-//! | `atomic<u32>`, `atomic<i32>` | `u32`, `i32` |
+//! | `u64`, `i64`, `f64` (`features [shader_int64]`, `[shader_f64]`) | same |
+//! | `f16` (`features [shader_f16]`) | `vyre_graph::half::f16` |
+//! | `atomic<T>` | `T` |
 //! | `vecN<T>` | `[T; N]` (`vec3<T>` as an array element, stride 16: `[T; 4]`) |
 //! | `matCxR<f32>` | `[[f32; R]; C]` (`R = 3` padded to 4) |
 //! | `array<T, N>` | `[T; N]` |
 //! | `struct S` | a generated `#[repr(C)]` struct `S` with explicit padding |
 //!
-//! Everything else (`f16`, `bool`, `f64`, textures, ...) is an error naming
-//! the type.
+//! Everything else (`bool`, textures, ...) is an error naming the type.
 
 use naga::common::wgsl::TypeContext;
 use naga::proc::Layouter;
@@ -30,7 +31,7 @@ pub enum RustTy {
     Struct(String, u32),
 }
 
-/// The 4-byte scalars.
+/// The scalars.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Prim {
     /// `f32`
@@ -39,13 +40,45 @@ pub enum Prim {
     U32,
     /// `i32`
     I32,
+    /// `u64`
+    U64,
+    /// `i64`
+    I64,
+    /// `f64`
+    F64,
+    /// `f16` (`half::f16`)
+    F16,
+}
+
+impl Prim {
+    /// Size in bytes.
+    pub fn size(self) -> u64 {
+        match self {
+            Prim::F16 => 2,
+            Prim::F32 | Prim::U32 | Prim::I32 => 4,
+            Prim::U64 | Prim::I64 | Prim::F64 => 8,
+        }
+    }
+
+    /// As Rust source text.
+    pub fn name(self) -> &'static str {
+        match self {
+            Prim::F32 => "f32",
+            Prim::U32 => "u32",
+            Prim::I32 => "i32",
+            Prim::U64 => "u64",
+            Prim::I64 => "i64",
+            Prim::F64 => "f64",
+            Prim::F16 => "half::f16",
+        }
+    }
 }
 
 impl RustTy {
     /// Size in bytes (saturating; sizes come from naga's layouts, which fit).
     pub fn size(&self) -> u64 {
         match self {
-            RustTy::Prim(_) => 4,
+            RustTy::Prim(p) => p.size(),
             RustTy::Array(t, n) => t.size().saturating_mul(u64::from(*n)),
             RustTy::Struct(_, size) => u64::from(*size),
         }
@@ -57,6 +90,10 @@ impl RustTy {
             RustTy::Prim(Prim::F32) => quote!(f32),
             RustTy::Prim(Prim::U32) => quote!(u32),
             RustTy::Prim(Prim::I32) => quote!(i32),
+            RustTy::Prim(Prim::U64) => quote!(u64),
+            RustTy::Prim(Prim::I64) => quote!(i64),
+            RustTy::Prim(Prim::F64) => quote!(f64),
+            RustTy::Prim(Prim::F16) => quote!(::vyre_graph::__private::half::f16),
             RustTy::Array(t, n) => {
                 let t = t.tokens();
                 let n = *n as usize;
@@ -72,9 +109,7 @@ impl RustTy {
     /// As Rust source text, for messages and docs.
     pub fn display(&self) -> String {
         match self {
-            RustTy::Prim(Prim::F32) => "f32".into(),
-            RustTy::Prim(Prim::U32) => "u32".into(),
-            RustTy::Prim(Prim::I32) => "i32".into(),
+            RustTy::Prim(p) => p.name().into(),
             RustTy::Array(t, n) => format!("[{}; {n}]", t.display()),
             RustTy::Struct(name, _) => name.clone(),
         }
@@ -212,11 +247,28 @@ impl<'a> Converter<'a> {
             (ScalarKind::Float, 4) => Ok(Prim::F32),
             (ScalarKind::Uint, 4) => Ok(Prim::U32),
             (ScalarKind::Sint, 4) => Ok(Prim::I32),
+            (ScalarKind::Uint, 8) => Ok(Prim::U64),
+            (ScalarKind::Sint, 8) => Ok(Prim::I64),
+            (ScalarKind::Float, 8) => Ok(Prim::F64),
+            (ScalarKind::Float, 2) => Ok(Prim::F16),
             _ => Err(format!(
-                "`{}` has no Rust equivalent for graph buffers (supported: f32, u32, i32, their vectors, matrices of f32, arrays, atomics and structs of these)",
+                "`{}` has no Rust equivalent for graph buffers (supported: f32, u32, i32, u64, i64, f64, f16, their vectors, matrices of floats, arrays, atomics and structs of these)",
                 self.wgsl(ty)
             )),
         }
+    }
+
+    /// The generated header struct `name` of a struct that ends in a
+    /// runtime-sized array: its `leading` members, padded to `size` (the
+    /// array's offset).
+    pub fn header(
+        &mut self,
+        ty: Handle<Type>,
+        name: &str,
+        leading: &[naga::StructMember],
+        size: u32,
+    ) -> Result<RustTy, String> {
+        self.structure(ty, Some(name), leading, size)
     }
 
     fn structure(

@@ -43,30 +43,34 @@ pub struct Failed {
     pub partial: Option<PartialTypes>,
 }
 
-/// Parses and validates one kernel. `native` (`limits native;`) enables
-/// every naga capability; otherwise the WebGPU defaults apply.
+/// Parses and validates one kernel with exactly `caps`: what wgpu grants
+/// every WebGPU adapter plus the graph's declared `features`
+/// ([`crate::features::capabilities`]).
 ///
 /// naga runs on a thread of its own with a large stack (deeply nested WGSL
 /// cannot overflow the compiler's stack), and a panic in naga becomes an
 /// error instead of aborting the build.
 #[cfg(test)]
-pub fn validate(loaded: LoadedKernel, native: bool) -> syn::Result<ValidatedKernel> {
-    validate_or_partial(loaded, native).map_err(|f| f.error)
+pub fn validate(loaded: LoadedKernel, caps: Capabilities) -> syn::Result<ValidatedKernel> {
+    validate_or_partial(loaded, caps).map_err(|f| f.error)
 }
 
 /// [`validate`], and on failure what the kernel's bindings hold.
-pub fn validate_or_partial(loaded: LoadedKernel, native: bool) -> Result<ValidatedKernel, Failed> {
+pub fn validate_or_partial(
+    loaded: LoadedKernel,
+    caps: Capabilities,
+) -> Result<ValidatedKernel, Failed> {
     let source = loaded.source.clone();
     let spawned = std::thread::Builder::new()
         .name("vyre-naga".into())
         .stack_size(NAGA_STACK)
-        .spawn(move || run_naga(&source, native));
+        .spawn(move || run_naga(&source, caps));
     let outcome = match spawned {
         Ok(handle) => handle.join().ok(),
         // No thread to be had: run here, still catching panics.
         Err(_) => {
             let source = loaded.source.as_str();
-            catch_unwind(AssertUnwindSafe(|| run_naga(source, native))).ok()
+            catch_unwind(AssertUnwindSafe(|| run_naga(source, caps))).ok()
         }
     };
     match outcome {
@@ -98,15 +102,15 @@ pub fn validate_or_partial(loaded: LoadedKernel, native: bool) -> Result<Validat
 /// Parses and validates generated WGSL (a wrapped kernel, `fold.rs`) the
 /// way [`validate`] does, with the same capabilities: the module when naga
 /// accepts it, `None` for any error or panic.
-pub fn revalidate(source: &str, native: bool) -> Option<naga::Module> {
+pub fn revalidate(source: &str, caps: Capabilities) -> Option<naga::Module> {
     let owned = source.to_owned();
     let spawned = std::thread::Builder::new()
         .name("vyre-naga".into())
         .stack_size(NAGA_STACK)
-        .spawn(move || run_naga(&owned, native));
+        .spawn(move || run_naga(&owned, caps));
     let outcome = match spawned {
         Ok(handle) => handle.join().ok(),
-        Err(_) => catch_unwind(AssertUnwindSafe(|| run_naga(source, native))).ok(),
+        Err(_) => catch_unwind(AssertUnwindSafe(|| run_naga(source, caps))).ok(),
     };
     match outcome {
         Some(Outcome::Valid(valid)) => Some(valid.0),
@@ -114,7 +118,7 @@ pub fn revalidate(source: &str, native: bool) -> Option<naga::Module> {
     }
 }
 
-fn run_naga(source: &str, native: bool) -> Outcome {
+fn run_naga(source: &str, caps: Capabilities) -> Outcome {
     let module = match naga::front::wgsl::parse_str(source) {
         Ok(module) => module,
         Err(e) => {
@@ -124,19 +128,90 @@ fn run_naga(source: &str, native: bool) -> Outcome {
             );
         }
     };
-    let capabilities = if native {
-        Capabilities::all()
-    } else {
-        Capabilities::default()
-    };
-    let mut validator = Validator::new(ValidationFlags::all(), capabilities);
+    let mut validator = Validator::new(ValidationFlags::all(), caps);
     match validator.validate(&module) {
         Ok(info) => Outcome::Valid(Box::new((module, info))),
-        Err(e) => Outcome::Error(
-            Box::new(naga_diag::from_validation(&e, &module, source)),
-            partial::from_module(&module),
-        ),
+        Err(e) => {
+            let mut rewritten = naga_diag::from_validation(&e, &module, source);
+            if let Some(needed) = missing_capability(&module, caps, &e) {
+                rewritten.help = Some(needed);
+            }
+            Outcome::Error(Box::new(rewritten), partial::from_module(&module))
+        }
     }
+}
+
+/// When the first validation error goes away with more naga capabilities,
+/// what would allow it: the `features [...]` to declare (every one the
+/// kernel needs, found by adding one feature at a time), or that graph!
+/// cannot request it. `None` for any other error.
+fn missing_capability(
+    module: &naga::Module,
+    caps: Capabilities,
+    error: &naga::WithSpan<naga::valid::ValidationError>,
+) -> Option<String> {
+    let first_error = |more: Capabilities| {
+        Validator::new(ValidationFlags::all(), caps | more)
+            .validate(module)
+            .err()
+            .map(|e| format!("{:?}", e.as_inner()))
+    };
+    let message = format!("{:?}", error.as_inner());
+    // With every capability, the first error that no capability fixes.
+    let unfixable = first_error(Capabilities::all());
+    if unfixable.as_deref() == Some(message.as_str()) {
+        return None;
+    }
+    let mut extra = Capabilities::empty();
+    let mut needed: Vec<&crate::features::Feature> = Vec::new();
+    let mut current = Some(message);
+    while let Some(error) = current.take() {
+        if Some(&error) == unfixable.as_ref() {
+            break;
+        }
+        let candidates = || {
+            crate::features::FEATURES
+                .iter()
+                .filter(|f| !(caps | extra).contains(f.capabilities))
+        };
+        // A feature that makes the kernel valid, else one that fixes this
+        // error (the next may need another).
+        let with = |f: &crate::features::Feature| first_error(extra | f.capabilities);
+        let Some(f) = candidates()
+            .find(|f| with(f).is_none())
+            .or_else(|| candidates().find(|f| with(f).as_ref() != Some(&error)))
+        else {
+            break;
+        };
+        extra |= f.capabilities;
+        needed.push(f);
+        current = first_error(extra);
+    }
+    if needed.is_empty() {
+        return Some(format!(
+            "it needs a device capability beyond WebGPU that graph! cannot request (its `features` are {})",
+            crate::features::names()
+        ));
+    }
+    let what = needed
+        .iter()
+        .map(|f| format!("`{}` ({})", f.name, f.enables))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let names = needed.iter().map(|f| f.name).collect::<Vec<_>>().join(", ");
+    let declared = crate::features::FEATURES
+        .iter()
+        .filter(|f| caps.contains(f.capabilities))
+        .map(|f| f.name)
+        .collect::<Vec<_>>();
+    let list = if declared.is_empty() {
+        names
+    } else {
+        format!("{}, {names}", declared.join(", "))
+    };
+    Some(format!(
+        "it needs the device feature {what}: declare `features [{list}];` in graph!"
+    ))
 }
 
 /// The error for a rewritten naga diagnostic.

@@ -11,7 +11,8 @@ use crate::{analyse, input, load, reflect, validate};
 
 /// The module naga makes of `src` (panics when it is invalid).
 fn module(src: &str) -> naga::Module {
-    validate::revalidate(src, false).unwrap_or_else(|| panic!("invalid WGSL:\n{src}"))
+    validate::revalidate(src, crate::features::WEBGPU)
+        .unwrap_or_else(|| panic!("invalid WGSL:\n{src}"))
 }
 
 fn positions(src: &str, entry: &str) -> Positions {
@@ -249,19 +250,19 @@ fn text_transform_refuses_what_it_cannot_find() {
 fn analysed(src: &str) -> GraphAnalysis {
     let mut diag = Diagnostics::new();
     let graph = input::parse(tokens(src), &mut diag);
-    let native = graph.limits_native.is_some();
+    let caps = crate::features::capabilities(&graph.features);
     let mut facts = Vec::new();
     let interfaces = load::load_all(&graph.kernels, &mut diag)
         .into_iter()
         .map(|k| {
-            let v = validate::validate(k.expect("loads"), native).expect("validates");
+            let v = validate::validate(k.expect("loads"), caps).expect("validates");
             facts.push(Some(fold::module_facts(&v.module)));
             Some(reflect::reflect(v).unwrap_or_else(|e| panic!("{e:?}")))
         })
         .collect();
     let mut a = analyse::analyse(graph, interfaces, &mut diag).expect("analyses");
     assert!(diag.is_empty(), "{:?}", diag.messages());
-    fold::fold(&mut a, &facts, native);
+    fold::fold(&mut a, &facts, caps);
     a
 }
 
@@ -402,7 +403,7 @@ fn invalid_wrapping_falls_back_to_x_only() {
         "@workgroup_size(WG)",
         "@workgroup_size(array<u32, 2>(64u, 1u)[0])",
     );
-    if validate::revalidate(&src, false).is_none() {
+    if validate::revalidate(&src, crate::features::WEBGPU).is_none() {
         // naga does not take that expression; use another that it takes
         // but the wrapper cannot copy.
         panic!("test kernel invalid:\n{src}");

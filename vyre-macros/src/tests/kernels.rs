@@ -19,20 +19,25 @@ fn decl(kernel: &str) -> KernelDecl {
     g.kernels.into_iter().next().expect("one kernel")
 }
 
-fn loaded(kernel: &str) -> LoadedKernel {
+pub(super) fn loaded(kernel: &str) -> LoadedKernel {
     load::load(&decl(kernel)).unwrap_or_else(|e| panic!("load: {e}"))
 }
 
 fn validate_err(kernel: &str) -> syn::Error {
-    match validate::validate(loaded(kernel), false) {
+    match validate::validate(loaded(kernel), crate::features::WEBGPU) {
         Ok(_) => panic!("kernel validated: {kernel}"),
         Err(e) => e,
     }
 }
 
 fn interface_native(wgsl: &str, native: bool) -> Result<KernelInterface, Vec<String>> {
+    let caps = if native {
+        naga::valid::Capabilities::all()
+    } else {
+        crate::features::WEBGPU
+    };
     let k = loaded(&format!("k = {:?}", wgsl));
-    let v = validate::validate(k, native).map_err(|e| vec![e.to_string()])?;
+    let v = validate::validate(k, caps).map_err(|e| vec![e.to_string()])?;
     reflect::reflect(v).map_err(|es| es.into_iter().map(|e| e.to_string()).collect())
 }
 
@@ -307,7 +312,7 @@ fn entry_points_are_chosen_or_explained() {
 
     let v = validate::validate(
         loaded("k = file \"tests/kernels/many.wgsl\" entry \"second\""),
-        false,
+        crate::features::WEBGPU,
     )
     .expect("valid");
     let k = reflect::reflect(v).map_err(|e| e.len()).expect("reflects");
@@ -328,7 +333,7 @@ fn entry_points_are_chosen_or_explained() {
             loaded(&format!(
                 "k = file \"tests/kernels/many.wgsl\" entry \"{entry}\""
             )),
-            false,
+            crate::features::WEBGPU,
         )
         .expect("valid");
         let e = reflect::reflect(v).err().expect("an error");
@@ -523,32 +528,16 @@ fn unsupported_types_and_bindings_are_errors() {
          @compute @workgroup_size(1) fn main() { o[0] = textureLoad(t, vec2<i32>(0), 0); }",
         "graph! kernels bind only storage and uniform buffers",
     );
-    reflect_err(
-        "struct R { n: u32, data: array<f32> }
-         @group(0) @binding(0) var<storage, read_write> r: R;
-         @compute @workgroup_size(1) fn main() { r.data[0] = 1.0; }",
-        "ends in a runtime-sized array",
-    );
+    // Without `features [shader_f16]`, the WebGPU capabilities reject f16
+    // and the message says which feature allows it.
     let e = interface_native(
-        "enable f16;
-         @group(0) @binding(0) var<storage, read_write> h: array<f16>;
-         @compute @workgroup_size(1) fn main() { h[0] = 1.0h; }",
-        true,
+        "enable f16; @compute @workgroup_size(1) fn main() { let h = 1.0h; }",
+        false,
     )
     .err()
-    .expect("f16 is unsupported");
-    assert!(
-        e.iter().any(|m| m.contains("`f16` has no Rust equivalent")),
-        "{e:#?}"
-    );
-    // Without `limits native`, naga's WebGPU capabilities reject f16 first.
-    assert!(
-        interface_native(
-            "enable f16; @compute @workgroup_size(1) fn main() { let h = 1.0h; }",
-            false
-        )
-        .is_err()
-    );
+    .expect("f16 needs a feature")
+    .join("\n");
+    assert!(e.contains("declare `features [shader_f16];`"), "{e}");
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod fuse;
 mod fuzz;
 mod grammar;
 mod kernels;
+mod reach;
 mod robust;
 mod typed;
 

@@ -120,7 +120,7 @@ fn run_signatures_follow_the_host_buffers() {
     let out = assert_ok(&saxpy(SAXPY_NODES));
     // Inputs in declaration order (input, uniform), outputs in order.
     assert!(out.contains(
-        "pub fn run < 'a > (& self , x : impl :: core :: convert :: Into < :: vyre_graph :: __private :: Input < 'a , f32 >> , y : impl :: core :: convert :: Into < :: vyre_graph :: __private :: Input < 'a , f32 >> , params : impl :: core :: convert :: Into < :: vyre_graph :: __private :: Input < 'a , Params >>)"
+        "pub fn run < 'a > (& self , x : impl :: core :: convert :: Into < :: vyre_graph :: __private :: Input < 'a , f32 > > , y : impl :: core :: convert :: Into < :: vyre_graph :: __private :: Input < 'a , f32 > > , params : impl :: core :: convert :: Into < :: vyre_graph :: __private :: Input < 'a , Params > >)"
     ), "{out}");
     assert!(
         out.contains("let n : u64 = self . graph . infer_problem_size (__vyre_feeds) ? ;"),
