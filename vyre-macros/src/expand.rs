@@ -4,7 +4,7 @@
 //! that shadows `Result`, `Vec` or `Option` still works.
 
 use proc_macro2::{Literal, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 use vyre_analysis::{Access, BufferClass};
 
@@ -211,6 +211,78 @@ fn distinct_kernels(a: &GraphAnalysis) -> usize {
     labels.len()
 }
 
+/// The trait a run's argument for host input `b` must implement: `&[T]`,
+/// `&Vec<T>`, `&T`, `&GpuBufferHandle` or an `Input<T>`, where `T` is the
+/// buffer's element type. Its `on_unimplemented` message names the graph,
+/// the buffer and `T`, which a generic runtime trait could not spell out.
+fn arg_trait(graph: &Ident, vis: &syn::Visibility, t: &Ident, b: &BufferOut) -> TokenStream {
+    let p = private();
+    let ty = b.element.tokens();
+    let elem = b.element.display();
+    let buffer = &b.name;
+    let (class, holds, expected) = match b.class {
+        BufferClass::Uniform => (
+            "uniform",
+            format!("one `{elem}`"),
+            format!("`&{elem}` or `&GpuBufferHandle`"),
+        ),
+        class => (
+            if class == BufferClass::InOut {
+                "inout"
+            } else {
+                "input"
+            },
+            format!("elements of `{elem}`"),
+            format!("`&[{elem}]`, `&Vec<{elem}>` or `&GpuBufferHandle`"),
+        ),
+    };
+    let message = format!(
+        "graph `{graph}`: `{{Self}}` cannot be passed for {class} buffer `{buffer}`, which holds {holds}"
+    );
+    let label = format!("expected {expected} for `{buffer}`");
+    let note = format!(
+        "`{graph}`'s runs take every input, inout and uniform by shared reference, in declaration order: `&[T]`, `&Vec<T>`, `&T` (one value) or `&GpuBufferHandle` (a buffer on the device), with `T` = `{elem}` for `{buffer}`"
+    );
+    let doc = format!(
+        "What a run of `{graph}` accepts for `{buffer}`: `&[{elem}]`, `&Vec<{elem}>`, `&{elem}` or `&GpuBufferHandle`."
+    );
+    quote_spanned! {b.name.span()=>
+        #[doc = #doc]
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        #vis trait #t<'a> {
+            /// The typed input.
+            fn __vyre_input(self) -> #p::Input<'a, #ty>;
+        }
+        impl<'a> #t<'a> for &'a [#ty] {
+            fn __vyre_input(self) -> #p::Input<'a, #ty> {
+                #p::Input::Host(self)
+            }
+        }
+        impl<'a> #t<'a> for &'a ::std::vec::Vec<#ty> {
+            fn __vyre_input(self) -> #p::Input<'a, #ty> {
+                #p::Input::Host(self.as_slice())
+            }
+        }
+        impl<'a> #t<'a> for &'a #ty {
+            fn __vyre_input(self) -> #p::Input<'a, #ty> {
+                #p::Input::Host(::core::slice::from_ref(self))
+            }
+        }
+        impl<'a> #t<'a> for &'a #p::GpuBufferHandle {
+            fn __vyre_input(self) -> #p::Input<'a, #ty> {
+                #p::Input::Device(self)
+            }
+        }
+        impl<'a> #t<'a> for #p::Input<'a, #ty> {
+            fn __vyre_input(self) -> #p::Input<'a, #ty> {
+                self
+            }
+        }
+    }
+}
+
 /// The full expansion of a checked graph.
 pub fn expand(a: &GraphAnalysis) -> TokenStream {
     let p = private();
@@ -255,19 +327,30 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
     let lifetime = (!inputs.is_empty()).then(|| quote!(<'a>));
     let n_param = (a.problem_size == ProblemSize::Param).then(|| quote!(n: u64,));
     let n_arg = (a.problem_size == ProblemSize::Param).then(|| quote!(n,));
+    // One argument trait per host input, so that a wrong argument is one
+    // error naming the graph, the buffer and the element type.
+    let arg_traits: Vec<Ident> = inputs
+        .iter()
+        // Spanned at the buffer's declaration: the notes about the bound
+        // and its impls point at `input x[n];`, not at the whole macro.
+        .map(|(_, b)| format_ident!("{}Arg_{}", name, b.name, span = b.name.span()))
+        .collect();
+    let arg_trait_items = inputs
+        .iter()
+        .zip(&arg_traits)
+        .map(|((_, b), t)| arg_trait(name, vis, t, b));
     let params: Vec<TokenStream> = inputs
         .iter()
-        .map(|(_, b)| {
+        .zip(&arg_traits)
+        .map(|((_, b), t)| {
             let ident = &b.name;
-            let ty = b.element.tokens();
-            quote!(#ident: impl ::core::convert::Into<#p::Input<'a, #ty>>)
+            quote_spanned!(b.name.span()=> #ident: impl #t<'a>)
         })
         .collect();
     let args: Vec<&Ident> = inputs.iter().map(|(_, b)| &b.name).collect();
-    let feeds = inputs.iter().map(|(_, b)| {
+    let feeds = inputs.iter().zip(&arg_traits).map(|((_, b), t)| {
         let ident = &b.name;
-        let ty = b.element.tokens();
-        quote!(::core::convert::Into::<#p::Input<'a, #ty>>::into(#ident).feed())
+        quote!(#t::__vyre_input(#ident).feed())
     });
     let feeds = quote!(let __vyre_feeds: &[_] = &[#(#feeds),*];);
     let problem_size = match a.problem_size {
@@ -326,12 +409,14 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
         .map(|(_, b)| format!("- {}", element_doc(b)))
         .collect();
     let run_doc = format!(
-        "Runs the graph once (uploads the inputs, dispatches every node in one submission, reads back the outputs). {n_doc} Arguments, in order:"
+        "Runs the graph once (uploads the inputs, dispatches every node in one submission, reads back the outputs). {n_doc} Arguments, in order, each a `&[T]`, a `&Vec<T>`, a `&T` (one value) or a `&GpuBufferHandle` (a buffer on the device) of its element type `T`:"
     );
     let errors_doc = "# Errors\n\nWhen an input has the wrong length, a size overflows a device limit, or the device fails.";
 
     quote! {
         #(#structs)*
+
+        #(#arg_trait_items)*
 
         #(#attrs)*
         #default_doc
