@@ -104,7 +104,6 @@ fn params() -> Params {
         damping: 1.0,
         ring2: 0.1,
         substeps: 4,
-        ..Params::default()
     }
 }
 
@@ -426,7 +425,10 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     device.poll(wgpu::PollType::wait_indefinitely())?;
     let rgba = pixels.slice(..).get_mapped_range()?.to_vec();
     pixels.unmap();
-    let lit = rgba.chunks_exact(4).filter(|p| p[0] > 40 || p[2] > 40).count();
+    let lit = rgba
+        .chunks_exact(4)
+        .filter(|p| p[0] > 40 || p[2] > 40)
+        .count();
     if lit == 0 {
         eprintln!("the last frame is empty: the render pass drew no particle");
         return Ok(false);

@@ -544,7 +544,6 @@ fn two_async_runs_in_flight_on_one_device_are_both_right() {
     for r in join_all(vec![run1, run2]) {
         r.expect("run");
     }
-    drop((sinks1, sinks2));
     assert_same(
         &y1,
         &xb.iter().map(|&v| mul3_add1(v)).collect::<Vec<_>>(),
