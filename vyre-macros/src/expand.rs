@@ -667,6 +667,22 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
                 #unreachable
             }
             /// Placeholder (graph! reported errors).
+            pub fn run_resident_with #generic_list (&self, config: &#p::DispatchConfig, #n_param #params) -> ::core::result::Result<#resident_name, #p::BackendError> {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
+            pub fn resident_outputs(&self, config: &#p::DispatchConfig, n: u64) -> ::core::result::Result<#resident_name, #p::BackendError> {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
+            pub fn record #generic_list (&self, encoder: &mut #p::wgpu::CommandEncoder, config: &#p::DispatchConfig, outputs: &#resident_name, #n_param #params) -> ::core::result::Result<#p::RecordedRun<'_>, #p::BackendError> {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
+            pub async fn run_async #generic_list (&self, config: &#p::DispatchConfig, #n_param #params) -> ::core::result::Result<#outputs_name, #p::BackendError> {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
             pub fn graph(&self) -> &#p::Graph {
                 #unreachable
             }
