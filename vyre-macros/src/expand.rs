@@ -4,7 +4,7 @@
 //! that shadows `Result`, `Vec` or `Option` still works.
 
 use proc_macro2::{Literal, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 use vyre_analysis::{Access, BufferClass};
 
@@ -228,20 +228,6 @@ fn element_doc(b: &BufferOut) -> String {
     }
 }
 
-/// The typed input a host buffer takes: `Input<'a, T>`, or
-/// `HeadedInput<'a, H, T>` for a buffer with a header.
-fn input_type(b: &BufferOut) -> TokenStream {
-    let p = private();
-    let ty = b.element.tokens();
-    match &b.header {
-        Some(h) => {
-            let h = h.tokens();
-            quote!(#p::HeadedInput<'a, #h, #ty>)
-        }
-        None => quote!(#p::Input<'a, #ty>),
-    }
-}
-
 /// The host scratch bytes a headed output is read back into.
 fn scratch_ident(b: &BufferOut) -> Ident {
     format_ident!("__vyre_bytes_{}", b.name)
@@ -254,6 +240,141 @@ fn distinct_kernels(a: &GraphAnalysis) -> usize {
     labels.sort_unstable();
     labels.dedup();
     labels.len()
+}
+
+/// The trait a run's argument for host input `b` must implement: `&[T]`,
+/// `&Vec<T>`, `&T`, `&GpuBufferHandle` or an `Input<T>`, where `T` is the
+/// buffer's element type. Its `on_unimplemented` message names the graph,
+/// the buffer and `T`, which a generic runtime trait could not spell out.
+fn arg_trait(graph: &Ident, vis: &syn::Visibility, t: &Ident, b: &BufferOut) -> TokenStream {
+    let p = private();
+    let ty = b.element.tokens();
+    let elem = b.element.display();
+    let buffer = &b.name;
+    let (class, holds, expected) = match b.class {
+        BufferClass::Uniform => (
+            "uniform",
+            format!("one `{elem}`"),
+            format!("`&{elem}` or `&GpuBufferHandle`"),
+        ),
+        class => (
+            if class == BufferClass::InOut {
+                "inout"
+            } else {
+                "input"
+            },
+            format!("elements of `{elem}`"),
+            format!("`&[{elem}]`, `&Vec<{elem}>` or `&GpuBufferHandle`"),
+        ),
+    };
+    let message = format!(
+        "graph `{graph}`: `{{Self}}` cannot be passed for {class} buffer `{buffer}`, which holds {holds}"
+    );
+    let label = format!("expected {expected} for `{buffer}`");
+    let note = format!(
+        "`{graph}`'s runs take every input, inout and uniform by shared reference, in declaration order: `&[T]`, `&Vec<T>`, `&T` (one value) or `&GpuBufferHandle` (a buffer on the device), with `T` = `{elem}` for `{buffer}`"
+    );
+    let doc = format!(
+        "What a run of `{graph}` accepts for `{buffer}`: `&[{elem}]`, `&Vec<{elem}>`, `&{elem}` or `&GpuBufferHandle`."
+    );
+    if let Some(header) = &b.header {
+        return headed_arg_trait(graph, vis, t, b, &header.tokens(), &header.display());
+    }
+    quote_spanned! {b.name.span()=>
+        #[doc = #doc]
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        #vis trait #t<'a> {
+            /// The typed input.
+            fn __vyre_input(self) -> #p::Input<'a, #ty>;
+        }
+        impl<'a> #t<'a> for &'a [#ty] {
+            fn __vyre_input(self) -> #p::Input<'a, #ty> {
+                #p::Input::Host(self)
+            }
+        }
+        impl<'a> #t<'a> for &'a ::std::vec::Vec<#ty> {
+            fn __vyre_input(self) -> #p::Input<'a, #ty> {
+                #p::Input::Host(self.as_slice())
+            }
+        }
+        impl<'a> #t<'a> for &'a #ty {
+            fn __vyre_input(self) -> #p::Input<'a, #ty> {
+                #p::Input::Host(::core::slice::from_ref(self))
+            }
+        }
+        impl<'a> #t<'a> for &'a #p::GpuBufferHandle {
+            fn __vyre_input(self) -> #p::Input<'a, #ty> {
+                #p::Input::Device(self)
+            }
+        }
+        impl<'a> #t<'a> for #p::Input<'a, #ty> {
+            fn __vyre_input(self) -> #p::Input<'a, #ty> {
+                self
+            }
+        }
+    }
+}
+
+/// [`arg_trait`] for a buffer with a header: it takes `(&header, &elements)`,
+/// a `&Headed`, a resident handle, or a `HeadedInput`.
+fn headed_arg_trait(
+    graph: &Ident,
+    vis: &syn::Visibility,
+    t: &Ident,
+    b: &BufferOut,
+    h: &TokenStream,
+    header: &str,
+) -> TokenStream {
+    let p = private();
+    let ty = b.element.tokens();
+    let elem = b.element.display();
+    let buffer = &b.name;
+    let message = format!(
+        "graph `{graph}`: `{{Self}}` cannot be passed for buffer `{buffer}`, which holds a `{header}` header and elements of `{elem}`"
+    );
+    let label = format!(
+        "expected `(&{header}, &[{elem}])`, `&Headed<{header}, {elem}>` or `&GpuBufferHandle` for `{buffer}`"
+    );
+    let doc = format!(
+        "What a run of `{graph}` accepts for `{buffer}`: `(&{header}, &[{elem}])`, `(&{header}, &Vec<{elem}>)`, `&Headed<{header}, {elem}>` or `&GpuBufferHandle`."
+    );
+    quote_spanned! {b.name.span()=>
+        #[doc = #doc]
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #[diagnostic::on_unimplemented(message = #message, label = #label)]
+        #vis trait #t<'a> {
+            /// The typed input.
+            fn __vyre_input(self) -> #p::HeadedInput<'a, #h, #ty>;
+        }
+        impl<'a> #t<'a> for (&'a #h, &'a [#ty]) {
+            fn __vyre_input(self) -> #p::HeadedInput<'a, #h, #ty> {
+                self.into()
+            }
+        }
+        impl<'a> #t<'a> for (&'a #h, &'a ::std::vec::Vec<#ty>) {
+            fn __vyre_input(self) -> #p::HeadedInput<'a, #h, #ty> {
+                self.into()
+            }
+        }
+        impl<'a> #t<'a> for &'a #p::Headed<#h, #ty> {
+            fn __vyre_input(self) -> #p::HeadedInput<'a, #h, #ty> {
+                self.into()
+            }
+        }
+        impl<'a> #t<'a> for &'a #p::GpuBufferHandle {
+            fn __vyre_input(self) -> #p::HeadedInput<'a, #h, #ty> {
+                self.into()
+            }
+        }
+        impl<'a> #t<'a> for #p::HeadedInput<'a, #h, #ty> {
+            fn __vyre_input(self) -> #p::HeadedInput<'a, #h, #ty> {
+                self
+            }
+        }
+    }
 }
 
 /// The full expansion of a checked graph.
@@ -300,33 +421,44 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
     let lifetime = (!inputs.is_empty()).then(|| quote!(<'a>));
     let n_param = (a.problem_size == ProblemSize::Param).then(|| quote!(n: u64,));
     let n_arg = (a.problem_size == ProblemSize::Param).then(|| quote!(n,));
+    // One argument trait per host input, so that a wrong argument is one
+    // error naming the graph, the buffer and the element type.
+    let arg_traits: Vec<Ident> = inputs
+        .iter()
+        // Spanned at the buffer's declaration: the notes about the bound
+        // and its impls point at `input x[n];`, not at the whole macro.
+        .map(|(_, b)| format_ident!("{}Arg_{}", name, b.name, span = b.name.span()))
+        .collect();
+    let arg_trait_items = inputs
+        .iter()
+        .zip(&arg_traits)
+        .map(|((_, b), t)| arg_trait(name, vis, t, b));
     let params: Vec<TokenStream> = inputs
         .iter()
-        .map(|(_, b)| {
+        .zip(&arg_traits)
+        .map(|((_, b), t)| {
             let ident = &b.name;
-            let ty = input_type(b);
-            quote!(#ident: impl ::core::convert::Into<#ty>)
+            quote_spanned!(b.name.span()=> #ident: impl #t<'a>)
         })
         .collect();
     let args: Vec<&Ident> = inputs.iter().map(|(_, b)| &b.name).collect();
     // A headed input's header and elements are joined into owned bytes.
     let owned = inputs
         .iter()
-        .filter(|(_, b)| b.header.is_some())
-        .map(|(_, b)| {
+        .zip(&arg_traits)
+        .filter(|((_, b), _)| b.header.is_some())
+        .map(|((_, b), t)| {
             let ident = &b.name;
             let owned = format_ident!("__vyre_owned_{}", b.name);
-            let ty = input_type(b);
-            quote!(let #owned = ::core::convert::Into::<#ty>::into(#ident).into_feed();)
+            quote!(let #owned = #t::__vyre_input(#ident).into_feed();)
         });
-    let feeds = inputs.iter().map(|(_, b)| {
+    let feeds = inputs.iter().zip(&arg_traits).map(|((_, b), t)| {
         let ident = &b.name;
-        let ty = input_type(b);
         if b.header.is_some() {
             let owned = format_ident!("__vyre_owned_{}", b.name);
             quote!(#owned.feed())
         } else {
-            quote!(::core::convert::Into::<#ty>::into(#ident).feed())
+            quote!(#t::__vyre_input(#ident).feed())
         }
     });
     let feeds = quote!(#(#owned)* let __vyre_feeds: &[_] = &[#(#feeds),*];);
@@ -414,12 +546,14 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
         .map(|(_, b)| format!("- {}", element_doc(b)))
         .collect();
     let run_doc = format!(
-        "Runs the graph once (uploads the inputs, dispatches every node in one submission, reads back the outputs). {n_doc} Arguments, in order:"
+        "Runs the graph once (uploads the inputs, dispatches every node in one submission, reads back the outputs). {n_doc} Arguments, in order, each a `&[T]`, a `&Vec<T>`, a `&T` (one value) or a `&GpuBufferHandle` (a buffer on the device) of its element type `T`:"
     );
     let errors_doc = "# Errors\n\nWhen an input has the wrong length, a size overflows a device limit, or the device fails.";
 
     quote! {
         #(#structs)*
+
+        #(#arg_trait_items)*
 
         #(#attrs)*
         #default_doc
@@ -677,6 +811,22 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
             }
             /// Placeholder (graph! reported errors).
             pub fn run_resident #generic_list (&self, #n_param #params) -> ::core::result::Result<#resident_name, #p::BackendError> {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
+            pub fn run_resident_with #generic_list (&self, config: &#p::DispatchConfig, #n_param #params) -> ::core::result::Result<#resident_name, #p::BackendError> {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
+            pub fn resident_outputs(&self, config: &#p::DispatchConfig, n: u64) -> ::core::result::Result<#resident_name, #p::BackendError> {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
+            pub fn record #generic_list (&self, encoder: &mut #p::wgpu::CommandEncoder, config: &#p::DispatchConfig, outputs: &#resident_name, #n_param #params) -> ::core::result::Result<#p::RecordedRun<'_>, #p::BackendError> {
+                #unreachable
+            }
+            /// Placeholder (graph! reported errors).
+            pub async fn run_async #generic_list (&self, config: &#p::DispatchConfig, #n_param #params) -> ::core::result::Result<#outputs_name, #p::BackendError> {
                 #unreachable
             }
             /// Placeholder (graph! reported errors).

@@ -31,6 +31,15 @@ fn use_it(gpu: &vyre_graph::Gpu) -> Result<Vec<f32>, vyre_graph::BackendError> {
     let out: BrokenOutputs = g.run(&[1.0f32, 2.0][..], &params)?;
     let resident: BrokenResident = g.run_resident(&[1.0f32][..], &params)?;
     let _: vyre_graph::GpuBufferHandle = resident.y;
+    // The methods for a graph inside an application resolve too.
+    let config = vyre_graph::DispatchConfig::default();
+    let outputs: BrokenResident = g.resident_outputs(&config, 2)?;
+    let _: BrokenResident = g.run_resident_with(&config, &[1.0f32][..], &params)?;
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let recorded = g.record(&mut encoder, &config, &outputs, &[1.0f32][..], &params)?;
+    let submission = gpu.queue().submit([encoder.finish()]);
+    let _: vyre_graph::RunReport = recorded.finish(&submission);
+    let _: BrokenOutputs = pollster::block_on(g.run_async(&config, &[1.0f32][..], &params))?;
     println!("{}", g.describe());
     println!("{}", g.to_dot());
     let _ = g.graph();

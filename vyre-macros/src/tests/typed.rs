@@ -120,8 +120,36 @@ fn run_signatures_follow_the_host_buffers() {
     let out = assert_ok(&saxpy(SAXPY_NODES));
     // Inputs in declaration order (input, uniform), outputs in order.
     assert!(out.contains(
-        "pub fn run < 'a > (& self , x : impl :: core :: convert :: Into < :: vyre_graph :: __private :: Input < 'a , f32 > > , y : impl :: core :: convert :: Into < :: vyre_graph :: __private :: Input < 'a , f32 > > , params : impl :: core :: convert :: Into < :: vyre_graph :: __private :: Input < 'a , Params > >)"
+        "pub fn run < 'a > (& self , x : impl SaxpyArg_x < 'a > , y : impl SaxpyArg_y < 'a > , params : impl SaxpyArg_params < 'a >)"
     ), "{out}");
+    // Each argument's trait takes the accepted forms of its element type
+    // and names the graph, the buffer and the type when unsatisfied.
+    assert!(
+        out.contains("pub trait SaxpyArg_x < 'a > { # [doc = r\" The typed input.\"] fn __vyre_input (self) -> :: vyre_graph :: __private :: Input < 'a , f32 > ; }"),
+        "{out}"
+    );
+    for form in [
+        "impl < 'a > SaxpyArg_x < 'a > for & 'a [f32]",
+        "impl < 'a > SaxpyArg_x < 'a > for & 'a :: std :: vec :: Vec < f32 >",
+        "impl < 'a > SaxpyArg_x < 'a > for & 'a f32",
+        "impl < 'a > SaxpyArg_x < 'a > for & 'a :: vyre_graph :: __private :: GpuBufferHandle",
+        "impl < 'a > SaxpyArg_x < 'a > for :: vyre_graph :: __private :: Input < 'a , f32 >",
+        "impl < 'a > SaxpyArg_params < 'a > for & 'a Params",
+    ] {
+        assert!(out.contains(form), "{form}\n{out}");
+    }
+    assert!(
+        out.contains("graph `Saxpy`: `{Self}` cannot be passed for input buffer `x`, which holds elements of `f32`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("graph `Saxpy`: `{Self}` cannot be passed for uniform buffer `params`, which holds one `Params`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("SaxpyArg_x :: __vyre_input (x) . feed ()"),
+        "{out}"
+    );
     assert!(
         out.contains("let n : u64 = self . graph . infer_problem_size (__vyre_feeds) ? ;"),
         "{out}"
