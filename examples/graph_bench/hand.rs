@@ -266,6 +266,34 @@ impl HandGraph {
         self.map(index, outputs);
     }
 
+    /// [`HandGraph::run`], timing its phases (µs): upload, encode (encoder
+    /// to `finish`), submit, wait and copy out.
+    pub fn run_phases(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) -> [f64; 4] {
+        let us = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e6;
+        let t = std::time::Instant::now();
+        self.upload(inputs);
+        let upload = us(t);
+        let t = std::time::Instant::now();
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            for i in 0..self.grids.len() {
+                self.encode_node(&mut pass, i);
+            }
+        }
+        self.read(&mut encoder);
+        let command = encoder.finish();
+        let encode = us(t);
+        let t = std::time::Instant::now();
+        let index = self.queue.submit([command]);
+        let submit = us(t);
+        let t = std::time::Instant::now();
+        self.map(index, outputs);
+        [upload, encode, submit, us(t)]
+    }
+
     /// [`HandGraph::run`] inside a wgpu validation error scope, as the
     /// runtime records (for profiling the difference).
     pub fn run_scoped(&self, inputs: &[&[u8]], outputs: &mut [&mut [u8]]) {

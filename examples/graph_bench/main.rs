@@ -4,13 +4,18 @@
 //! cargo run --release --example graph_bench -- [--quick] [--json PATH]
 //! ```
 //!
-//! For each workload, three variants run the same WGSL with the same
-//! dispatches, interleaved so that drift affects all alike, and the medians
-//! are reported:
-//! - **graph**: the `graph!` type's steady-state `run` (plan cached);
+//! For each workload, these variants run the same WGSL, interleaved in a
+//! shuffled order each repetition so that drift affects all alike, and the
+//! medians are reported:
+//! - **graph**: the `graph!` type's steady-state `run` (plan cached), with
+//!   its element-wise nodes fused at compile time;
+//! - **graph unfused**: the same `SPEC` with its fused groups removed, one
+//!   dispatch per node;
 //! - **hand**: plain wgpu, everything made once, one encoder, one compute
-//!   pass, one submission ([`hand::HandGraph::run`]);
-//! - **naive**: the same, with one submission and one wait per node.
+//!   pass, one dispatch per node, one submission ([`hand::HandGraph::run`]);
+//! - **naive**: the same, with one submission and one wait per node;
+//! - **hand fused** (chain64 only): the 64 steps written by hand as one
+//!   kernel that loops, the limit automatic fusion should reach.
 //!
 //! Every variant's output is checked against a CPU reference first. Also
 //! measured: the plan-cache hit time, the CPU time to record a node, the GPU
@@ -147,24 +152,33 @@ fn time_ms(f: impl FnOnce()) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
 }
 
-/// The six orders of the three variants (0 graph, 1 hand, 2 naive).
-const ORDERS: [[usize; 3]; 6] = [
-    [0, 1, 2],
-    [0, 2, 1],
-    [1, 0, 2],
-    [1, 2, 0],
-    [2, 0, 1],
-    [2, 1, 0],
-];
+/// A shuffled order of `n` variants for repetition `rep` (deterministic).
+fn order(n: usize, rep: usize) -> Vec<usize> {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64 ^ (rep as u64).wrapping_mul(0x2545_f491_4f6c_dd1d);
+    let mut order: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        order.swap(i, (seed % (i as u64 + 1)) as usize);
+    }
+    order
+}
 
 /// One workload's measurements.
 struct Row {
     workload: String,
     n: u64,
     nodes: usize,
+    dispatches: usize,
     graph_ms: f64,
+    unfused_ms: f64,
     hand_ms: f64,
     naive_ms: f64,
+    hand_fused_ms: Option<f64>,
+    /// Median host time of each phase of the graph's run (µs): check, plan,
+    /// bind, encode, submit, wait, copy.
+    phases_us: [f64; 7],
     graph_record_us_per_node: f64,
     hand_record_us_per_node: f64,
     gpu_us_per_node: Option<f64>,
@@ -186,6 +200,89 @@ struct Workload<'a> {
     input: &'a [u32],
     expected: &'a [u32],
     run_graph: &'a GraphRun<'a>,
+    /// The same graph without its fused groups.
+    unfused: &'a vyre_graph::Graph,
+    /// The chain written by hand as one looping kernel, where there is one.
+    hand_fused: Option<&'a HandGraph>,
+}
+
+/// `spec` without its fused groups: every node its own dispatch.
+fn unfused(spec: &GraphSpec) -> GraphSpec {
+    GraphSpec {
+        fused: std::borrow::Cow::Borrowed(&[]),
+        ..spec.clone()
+    }
+}
+
+/// chain64 as one hand-written kernel that loops 64 times.
+fn hand_fused_chain(gpu: &Gpu, n: u64) -> HandGraph {
+    use std::borrow::Cow;
+    use vyre_graph::spec::*;
+    const LOOP: &str = "
+        @group(0) @binding(0) var<storage, read> src: array<u32>;
+        @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+        @compute @workgroup_size(256)
+        fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+            let i = gid.x;
+            if i < arrayLength(&src) {
+                var v = src[i];
+                for (var k = 0u; k < 64u; k++) { v = v * 1664525u + 1013904223u; }
+                dst[i] = v;
+            }
+        }";
+    let buffer = |name: &'static str, class| BufferSpec {
+        name: name.into(),
+        class,
+        element_size: 4,
+        len: Extent::N,
+        header_bytes: 0,
+    };
+    let spec = GraphSpec {
+        name: "hand fused chain64".into(),
+        kernels: vec![KernelSpec {
+            label: "loop64".into(),
+            source: LOOP.into(),
+            entry_point: "main".into(),
+            workgroup_size: [256, 1, 1],
+            bindings: vec![
+                BindingSpec::storage("src", 0, 0, BindingKind::ReadOnlyStorage, 4),
+                BindingSpec::storage("dst", 0, 1, BindingKind::ReadWriteStorage, 4),
+            ]
+            .into(),
+            fold: GridFold::XOnly,
+        }]
+        .into(),
+        buffers: vec![
+            buffer("x", BufferClass::Input),
+            buffer("y", BufferClass::Output),
+        ]
+        .into(),
+        nodes: vec![NodeSpec {
+            label: "loop64".into(),
+            kernel: 0,
+            bindings: vec![
+                NodeBinding {
+                    group: 0,
+                    binding: 0,
+                    buffer: 0,
+                },
+                NodeBinding {
+                    group: 0,
+                    binding: 1,
+                    buffer: 1,
+                },
+            ]
+            .into(),
+            overrides: Cow::Borrowed(&[]),
+            workgroup_size: None,
+            size: DispatchSize::Invocations(Extent::N),
+        }]
+        .into(),
+        features: Cow::Borrowed(&[]),
+        schedule: None,
+        fused: Cow::Borrowed(&[]),
+    };
+    HandGraph::new(gpu, &spec, n)
 }
 
 fn measure(gpu: &Gpu, w: &Workload<'_>, reps: usize) -> Row {
@@ -215,28 +312,76 @@ fn measure(gpu: &Gpu, w: &Workload<'_>, reps: usize) -> Row {
         "{}: naive result differs from the CPU",
         w.name
     );
+    let run_unfused = |out: &mut [u32]| {
+        w.unfused
+            .run(
+                w.n,
+                &[vyre_graph::Feed::Host(input)],
+                &mut [vyre_graph::Sink::Host(bytemuck::cast_slice_mut(out))],
+                &plain,
+            )
+            .expect("unfused run")
+    };
+    out.fill(0);
+    run_unfused(&mut out);
+    assert_eq!(
+        out, w.expected,
+        "{}: unfused graph result differs from the CPU",
+        w.name
+    );
+    if let Some(fused) = w.hand_fused {
+        out.fill(0);
+        fused.run(&[input], &mut [bytemuck::cast_slice_mut(&mut out)]);
+        assert_eq!(out, w.expected, "{}: hand fused result differs", w.name);
+    }
 
     let before = gpu.counters();
     let _ = (w.run_graph)(w.input, false, &plain);
     let steady = gpu.counters().since(&before);
 
     let (mut g, mut h, mut s, mut rec) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut u, mut hf) = (Vec::new(), Vec::new());
+    let mut phases: [Vec<f64>; 7] = Default::default();
+    let variants = if w.hand_fused.is_some() { 5 } else { 4 };
+    let mut dispatches = nodes;
     for rep in 0..reps {
-        // Cycle through all six orders, so that each variant runs first,
-        // second and third equally often and follows each other variant
-        // equally often (a plain rotation puts one variant right after
-        // `naive`, whose many waits let clocks drop, two times in three).
-        for &variant in &ORDERS[rep % ORDERS.len()] {
+        // A new shuffled order every repetition, so that each variant runs
+        // in every position and after every other variant alike (`naive`'s
+        // many waits let clocks drop for whatever follows it).
+        for variant in order(variants, rep) {
             match variant {
                 0 => g.push(time_ms(|| {
                     let (_, report) = (w.run_graph)(w.input, false, &plain);
                     rec.push(report.record_ns as f64 / 1e3 / nodes as f64);
+                    let p = report.phases;
+                    let values = [
+                        p.check_ns,
+                        p.plan_ns,
+                        p.bind_ns,
+                        p.encode_ns,
+                        p.submit_ns,
+                        p.wait_ns,
+                        p.copy_ns,
+                    ];
+                    for (v, list) in values.iter().zip(&mut phases) {
+                        list.push(*v as f64 / 1e3);
+                    }
+                    dispatches = w.unfused.spec().nodes.len() + w.spec.fused.len()
+                        - w.spec.fused.iter().map(|g| g.nodes.len()).sum::<usize>();
                 })),
                 1 => h.push(time_ms(|| {
                     hand.run(&[input], &mut [bytemuck::cast_slice_mut(&mut out)])
                 })),
-                _ => s.push(time_ms(|| {
+                2 => s.push(time_ms(|| {
                     hand.run_naive(&[input], &mut [bytemuck::cast_slice_mut(&mut out)])
+                })),
+                3 => u.push(time_ms(|| {
+                    run_unfused(&mut out);
+                })),
+                _ => hf.push(time_ms(|| {
+                    if let Some(fused) = w.hand_fused {
+                        fused.run(&[input], &mut [bytemuck::cast_slice_mut(&mut out)]);
+                    }
                 })),
             }
         }
@@ -245,9 +390,13 @@ fn measure(gpu: &Gpu, w: &Workload<'_>, reps: usize) -> Row {
         workload: w.name.to_string(),
         n: w.n,
         nodes,
+        dispatches,
         graph_ms: median(&mut g),
+        unfused_ms: median(&mut u),
         hand_ms: median(&mut h),
         naive_ms: median(&mut s),
+        hand_fused_ms: w.hand_fused.map(|_| median(&mut hf)),
+        phases_us: phases.map(|mut v| median(&mut v)),
         graph_record_us_per_node: median(&mut rec),
         hand_record_us_per_node: hand.record_ns_per_node(20) / 1e3,
         gpu_us_per_node: {
@@ -316,7 +465,17 @@ fn probe(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(outputs.y, expected);
     // Made after the graph's plan: tells allocation order from code path.
     let late = HandGraph::new(gpu, &Chain64::SPEC, n);
-    let names = ["graph", "hand", "hand+layout", "hand+scope", "hand (late)"];
+    // One dispatch per node, like hand: the like-for-like comparison.
+    let unfused_graph = vyre_graph::Graph::new(gpu, unfused(&Chain64::SPEC))?;
+    let mut unfused_phases: [Vec<f64>; 7] = Default::default();
+    let names: [&str; 6] = [
+        "graph",
+        "hand",
+        "hand+layout",
+        "hand+scope",
+        "hand (late)",
+        "graph unfused",
+    ];
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
     let mut order: Vec<usize> = (0..names.len()).collect();
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
@@ -337,6 +496,29 @@ fn probe(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
                 1 => time_ms(|| hand.run(&[input], &mut [bytemuck::cast_slice_mut(&mut out)])),
                 2 => time_ms(|| like.run(&[input], &mut [bytemuck::cast_slice_mut(&mut out)])),
                 4 => time_ms(|| late.run(&[input], &mut [bytemuck::cast_slice_mut(&mut out)])),
+                5 => time_ms(|| {
+                    let report = unfused_graph
+                        .run(
+                            n,
+                            &[vyre_graph::Feed::Host(input)],
+                            &mut [vyre_graph::Sink::Host(bytemuck::cast_slice_mut(&mut out))],
+                            &DispatchConfig::default(),
+                        )
+                        .expect("unfused run");
+                    let p = report.phases;
+                    let values = [
+                        p.check_ns,
+                        p.plan_ns,
+                        p.bind_ns,
+                        p.encode_ns,
+                        p.submit_ns,
+                        p.wait_ns,
+                        p.copy_ns,
+                    ];
+                    for (v, list) in values.iter().zip(&mut unfused_phases) {
+                        list.push(*v as f64 / 1e3);
+                    }
+                }),
                 _ => {
                     time_ms(|| hand.run_scoped(&[input], &mut [bytemuck::cast_slice_mut(&mut out)]))
                 }
@@ -346,8 +528,28 @@ fn probe(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
     }
     assert_eq!(out, expected);
     for (name, t) in names.iter().zip(&mut times) {
-        println!("probe chain64 n={n}: {name:<12} median {:.3} ms", median(t));
+        println!("probe chain64 n={n}: {name:<13} median {:.3} ms", median(t));
     }
+    let [check, plan, bind, encode, submit, wait, copy] =
+        unfused_phases.map(|mut v| median(&mut v));
+    println!(
+        "probe chain64 n={n}: graph unfused phases µs: check {check:.1}, plan {plan:.1}, bind {bind:.1}, encode {encode:.1}, submit {submit:.1}, wait {wait:.1}, copy {copy:.1}"
+    );
+    // The same phases by hand: upload, encode, submit, wait + copy.
+    let mut hand_phases: [Vec<f64>; 4] = Default::default();
+    for _ in 0..30 {
+        for (v, list) in hand
+            .run_phases(&[input], &mut [bytemuck::cast_slice_mut(&mut out)])
+            .iter()
+            .zip(&mut hand_phases)
+        {
+            list.push(*v);
+        }
+    }
+    let [upload, encode, submit, wait] = hand_phases.map(|mut v| median(&mut v));
+    println!(
+        "probe chain64 n={n}: hand phases µs: upload {upload:.1}, encode {encode:.1}, submit {submit:.1}, wait+copy {wait:.1}"
+    );
     let profile = DispatchConfig::default().with_profile(true);
     let mut graph_gpu: Vec<f64> = (0..20)
         .filter_map(|_| chain.run_into(&profile, &mut outputs, &x).ok()?.gpu_ns)
@@ -412,6 +614,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let report = chain.run_into(config, &mut out, x).expect("chain run");
             (want.then(|| out.y.clone()), report)
         };
+        let chain_unfused = vyre_graph::Graph::new(&gpu, unfused(&Chain64::SPEC))?;
+        let hand_fused = hand_fused_chain(&gpu, n);
         rows.push(measure(
             &gpu,
             &Workload {
@@ -421,6 +625,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 input: &x,
                 expected: &expected,
                 run_graph: &run,
+                unfused: &chain_unfused,
+                hand_fused: Some(&hand_fused),
             },
             reps,
         ));
@@ -436,6 +642,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let report = wide.run_into(config, &mut out, x).expect("wide run");
             (want.then(|| out.y.clone()), report)
         };
+        let wide_unfused = vyre_graph::Graph::new(&gpu, unfused(&Wide8x8::SPEC))?;
         rows.push(measure(
             &gpu,
             &Workload {
@@ -445,6 +652,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 input: &x,
                 expected: &expected,
                 run_graph: &run,
+                unfused: &wide_unfused,
+                hand_fused: None,
             },
             if quick { 18 } else { 240 },
         ));
@@ -461,6 +670,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let report = sorter.run_into(config, &mut out, x).expect("radix run");
             (want.then(|| out.keys.clone()), report)
         };
+        let radix_unfused = vyre_graph::Graph::new(&gpu, unfused(&radix::RadixSort::SPEC))?;
         rows.push(measure(
             &gpu,
             &Workload {
@@ -470,6 +680,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 input: &x,
                 expected: &expected,
                 run_graph: &run,
+                unfused: &radix_unfused,
+                hand_fused: None,
             },
             if quick { 6 } else { 24 },
         ));
@@ -479,35 +691,48 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     println!();
     println!(
-        "{:<11} {:>9} {:>6} {:>10} {:>10} {:>10} {:>10} {:>11} {:>9} {:>9} {:>9}",
+        "{:<11} {:>9} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>9} {:>9} {:>9}",
         "workload",
         "n",
         "nodes",
+        "dispatch",
         "graph ms",
+        "unfused ms",
         "hand ms",
+        "h.fused ms",
         "naive ms",
         "graph/hand",
-        "naive/graph",
+        "g/hand fus.",
         "rec µs/nd",
         "gpu µs/nd",
         "steady b/bg"
     );
     for r in &rows {
         println!(
-            "{:<11} {:>9} {:>6} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>11.2} {:>9.3} {:>9} {:>5}/{}",
+            "{:<11} {:>9} {:>9} {:>9} {:>10.3} {:>10.3} {:>10.3} {:>10} {:>10.3} {:>10.3} {:>11} {:>9.3} {:>9} {:>5}/{}",
             r.workload,
             r.n,
             r.nodes,
+            r.dispatches,
             r.graph_ms,
+            r.unfused_ms,
             r.hand_ms,
+            r.hand_fused_ms
+                .map_or_else(|| "-".to_string(), |v| format!("{v:.3}")),
             r.naive_ms,
             r.graph_ms / r.hand_ms,
-            r.naive_ms / r.graph_ms,
+            r.hand_fused_ms
+                .map_or_else(|| "-".to_string(), |v| format!("{:.3}", r.graph_ms / v)),
             r.graph_record_us_per_node,
             r.gpu_us_per_node
                 .map_or_else(|| "n/a".to_string(), |v| format!("{v:.3}")),
             r.steady_buffers_created,
             r.steady_bind_groups_created,
+        );
+        let [check, plan, bind, encode, submit, wait, copy] = r.phases_us;
+        println!(
+            "{:<11} {:>9} graph phases µs: check {check:.1}, plan {plan:.1}, bind {bind:.1}, encode {encode:.1}, submit {submit:.1}, wait {wait:.1}, copy {copy:.1}",
+            "", ""
         );
     }
     println!(
@@ -527,14 +752,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         json.push_str("  \"workloads\": [\n");
         for (i, r) in rows.iter().enumerate() {
             json.push_str(&format!(
-                "    {{\"workload\": \"{}\", \"n\": {}, \"nodes\": {}, \"graph_ms\": {:.4}, \"hand_ms\": {:.4}, \"naive_ms\": {:.4}, \"graph_over_hand\": {:.4}, \"naive_over_graph\": {:.3}, \"graph_record_us_per_node\": {:.4}, \"hand_record_us_per_node\": {:.4}, \"gpu_us_per_node\": {}, \"hand_gpu_us_per_node\": {}, \"steady_buffers_created\": {}, \"steady_bind_groups_created\": {}}}{}\n",
+                "    {{\"workload\": \"{}\", \"n\": {}, \"nodes\": {}, \"dispatches\": {}, \"graph_ms\": {:.4}, \"graph_unfused_ms\": {:.4}, \"hand_ms\": {:.4}, \"hand_fused_ms\": {}, \"naive_ms\": {:.4}, \"graph_over_hand\": {:.4}, \"graph_over_hand_fused\": {}, \"unfused_over_hand\": {:.4}, \"graph_phases_us\": {{\"check\": {:.2}, \"plan\": {:.2}, \"bind\": {:.2}, \"encode\": {:.2}, \"submit\": {:.2}, \"wait\": {:.2}, \"copy\": {:.2}}}, \"naive_over_graph\": {:.3}, \"graph_record_us_per_node\": {:.4}, \"hand_record_us_per_node\": {:.4}, \"gpu_us_per_node\": {}, \"hand_gpu_us_per_node\": {}, \"steady_buffers_created\": {}, \"steady_bind_groups_created\": {}}}{}\n",
                 r.workload,
                 r.n,
                 r.nodes,
+                r.dispatches,
                 r.graph_ms,
+                r.unfused_ms,
                 r.hand_ms,
+                r.hand_fused_ms.map_or_else(|| "null".to_string(), |v| format!("{v:.4}")),
                 r.naive_ms,
                 r.graph_ms / r.hand_ms,
+                r.hand_fused_ms.map_or_else(|| "null".to_string(), |v| format!("{:.4}", r.graph_ms / v)),
+                r.unfused_ms / r.hand_ms,
+                r.phases_us[0],
+                r.phases_us[1],
+                r.phases_us[2],
+                r.phases_us[3],
+                r.phases_us[4],
+                r.phases_us[5],
+                r.phases_us[6],
                 r.naive_ms / r.graph_ms,
                 r.graph_record_us_per_node,
                 r.hand_record_us_per_node,

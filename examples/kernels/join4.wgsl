@@ -5,9 +5,12 @@
 @group(0) @binding(3) var<storage, read> d: array<u32>;
 @group(0) @binding(4) var<storage, read_write> out: array<u32>;
 
+// `gid.x` alone: graph! keeps it linear on a folded grid (past 65,535
+// workgroups), which makes the kernel fusable; the hand baselines stay
+// below the fold.
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = gid.x + gid.y * nwg.x * 256u;
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
     if i < arrayLength(&out) {
         out[i] = a[i] + b[i] + c[i] + d[i];
     }
