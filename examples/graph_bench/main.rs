@@ -567,6 +567,86 @@ fn probe(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// `GRAPH_BENCH_ASYNC=1`: two graphs' runs in flight on one device at once
+/// (`run_async`, both futures polled by one thread) against the same two
+/// runs one after the other (`run`), interleaved, medians.
+fn async_pair(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::sync::Arc;
+    use std::task::{Context, Poll, Wake, Waker};
+
+    /// Polls both futures until both are done, parking between wake-ups.
+    fn join2<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
+        struct Unpark(std::thread::Thread);
+        impl Wake for Unpark {
+            fn wake(self: Arc<Self>) {
+                self.0.unpark();
+            }
+        }
+        let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+        let mut cx = Context::from_waker(&waker);
+        let (mut a, mut b) = (Box::pin(a), Box::pin(b));
+        let (mut ra, mut rb) = (None, None);
+        while ra.is_none() || rb.is_none() {
+            if ra.is_none()
+                && let Poll::Ready(v) = Pin::as_mut(&mut a).poll(&mut cx)
+            {
+                ra = Some(v);
+            }
+            if rb.is_none()
+                && let Poll::Ready(v) = Pin::as_mut(&mut b).poll(&mut cx)
+            {
+                rb = Some(v);
+            }
+            if ra.is_none() || rb.is_none() {
+                std::thread::park_timeout(std::time::Duration::from_millis(1));
+            }
+        }
+        (ra.expect("a"), rb.expect("b"))
+    }
+
+    for n in [65_536u64, 1_048_576] {
+        let chain = Chain64::new(gpu)?;
+        let wide = Wide8x8::new(gpu)?;
+        let x = random_u32(n as usize, n);
+        let config = DispatchConfig::default();
+        let (want_chain, want_wide) = (chain_reference(&x), wide_reference(&x));
+        let (a, b) = join2(chain.run_async(&config, &x), wide.run_async(&config, &x));
+        assert_eq!(a?.y, want_chain);
+        assert_eq!(b?.y, want_wide);
+        let (mut together, mut apart) = (Vec::new(), Vec::new());
+        for rep in 0..40 {
+            let both = || {
+                time_ms(|| {
+                    let (a, b) = join2(chain.run_async(&config, &x), wide.run_async(&config, &x));
+                    a.expect("chain");
+                    b.expect("wide");
+                })
+            };
+            let one_by_one = || {
+                time_ms(|| {
+                    chain.run(&x).expect("chain");
+                    wide.run(&x).expect("wide");
+                })
+            };
+            if rep % 2 == 0 {
+                together.push(both());
+                apart.push(one_by_one());
+            } else {
+                apart.push(one_by_one());
+                together.push(both());
+            }
+        }
+        let (t, a) = (median(&mut together), median(&mut apart));
+        println!(
+            "async n={n}: chain64 and wide8x8 in flight together {t:.3} ms, one after the other {a:.3} ms (ratio {:.2})",
+            t / a
+        );
+    }
+    Ok(())
+}
+
 fn json_escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
@@ -582,6 +662,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let gpu = Gpu::new()?;
     println!("adapter: {}", gpu.adapter());
+    if std::env::var_os("GRAPH_BENCH_ASYNC").is_some() {
+        return async_pair(&gpu);
+    }
     if std::env::var_os("GRAPH_BENCH_PROBE").is_some() {
         return probe(&gpu);
     }

@@ -633,22 +633,33 @@ impl Gpu {
     }
 }
 
-/// The poller thread: polls the device while async runs wait, then exits.
-/// It holds the device only weakly, so it never keeps a dropped `Gpu` alive.
+/// The poller thread: polls the device while async runs wait, and exits
+/// after it has been idle a while (a thread per burst of runs, not per run:
+/// spawning one costs more than a fast GPU takes for a small run). It holds
+/// the device only weakly, so it never keeps a dropped `Gpu` alive.
 #[cfg(not(target_arch = "wasm32"))]
 fn poll_while_in_flight(weak: &std::sync::Weak<GpuInner>) {
+    const LINGER: std::time::Duration = std::time::Duration::from_millis(50);
+    let mut idle_since: Option<std::time::Instant> = None;
     loop {
         let Some(inner) = weak.upgrade() else { return };
         if inner.in_flight.load(Ordering::Acquire) == 0 {
-            let mut running = inner
-                .poller_running
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if inner.in_flight.load(Ordering::Acquire) == 0 {
-                *running = false;
-                return;
+            let since = *idle_since.get_or_insert_with(std::time::Instant::now);
+            if since.elapsed() >= LINGER {
+                let mut running = inner
+                    .poller_running
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if inner.in_flight.load(Ordering::Acquire) == 0 {
+                    *running = false;
+                    return;
+                }
             }
+            drop(inner);
+            std::thread::sleep(std::time::Duration::from_micros(500));
+            continue;
         }
+        idle_since = None;
         let status = inner.device.poll(wgpu::PollType::Wait {
             submission_index: None,
             timeout: Some(std::time::Duration::from_millis(2)),
@@ -657,7 +668,7 @@ fn poll_while_in_flight(weak: &std::sync::Weak<GpuInner>) {
         if matches!(status, Ok(wgpu::PollStatus::QueueEmpty)) {
             // Nothing on the GPU: the futures are about to see their
             // results; do not spin.
-            std::thread::sleep(std::time::Duration::from_micros(200));
+            std::thread::sleep(std::time::Duration::from_micros(50));
         }
     }
 }
