@@ -84,6 +84,24 @@ fn chain_fused_equals_unfused() {
     assert!(d.to_string().contains("12 nodes in one dispatch"), "{d}");
     assert!(fused.to_dot().contains("subgraph cluster_fused0"));
     assert!(!unfused.to_dot().contains("cluster_fused"));
+    // The intermediates `a` and `b` live in registers in the fused kernel:
+    // its plan never allocates them (8 bytes of placeholders instead).
+    let config = vyre_graph::DispatchConfig::default();
+    let n = 100_003u64;
+    let fused_bytes = fused
+        .graph()
+        .plan(n, &config)
+        .expect("plan")
+        .estimated_peak_device_bytes;
+    let unfused_bytes = unfused
+        .graph()
+        .plan(n, &config)
+        .expect("plan")
+        .estimated_peak_device_bytes;
+    assert_eq!(
+        unfused_bytes - fused_bytes,
+        2 * (n * 4).next_multiple_of(4) - 8
+    );
     for n in [1usize, 63, 64, 1000, 100_003] {
         let x = common::data(n, n as u32);
         let a = fused.run(&x).expect("fused runs").y;

@@ -204,7 +204,12 @@ fn size(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result
     }
     let limits = gpu.limits();
     let mut bytes = Vec::with_capacity(program.spec.buffers.len());
-    for b in program.spec.buffers.iter() {
+    for (i, b) in program.spec.buffers.iter().enumerate() {
+        if !program.bound[i] {
+            // Kept in registers by a fused kernel: a placeholder word.
+            bytes.push(4);
+            continue;
+        }
         let logical = b.bytes(n);
         let (limit, max) = if b.class == BufferClass::Uniform {
             (

@@ -30,6 +30,10 @@ pub(crate) struct Program {
     pub(crate) host_inputs: Vec<usize>,
     /// Host outputs, in run order.
     pub(crate) host_outputs: Vec<usize>,
+    /// Whether a dispatch binds each buffer. One that none binds (an
+    /// intermediate a fused group keeps in registers) is never allocated at
+    /// its size.
+    pub(crate) bound: Vec<bool>,
 }
 
 impl Program {
@@ -43,6 +47,24 @@ impl Program {
         let host_inputs = spec.host_inputs().collect();
         let host_outputs = spec.host_outputs().collect();
         let dispatches = dispatches(&spec);
+        let mut bound = vec![false; spec.buffers.len()];
+        for d in &dispatches {
+            let node = match *d {
+                Dispatch::Node(n) => spec.nodes.get(n),
+                Dispatch::Fused(g) => spec.fused.get(g).map(|g| &g.dispatch),
+            };
+            for nb in node.map_or(&[][..], |n| &n.bindings) {
+                if let Some(b) = bound.get_mut(nb.buffer) {
+                    *b = true;
+                }
+            }
+        }
+        // Host inputs and outputs are written and read whatever binds them.
+        for b in spec.host_inputs().chain(spec.host_outputs()) {
+            if let Some(b) = bound.get_mut(b) {
+                *b = true;
+            }
+        }
         Program {
             spec,
             analysis,
@@ -52,6 +74,7 @@ impl Program {
             dispatches,
             host_inputs,
             host_outputs,
+            bound,
         }
     }
 

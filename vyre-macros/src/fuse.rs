@@ -36,6 +36,7 @@
 
 pub mod codegen;
 pub mod eligibility;
+pub mod registers;
 
 use std::collections::HashMap;
 
@@ -459,6 +460,9 @@ fn build(
     let mut next_binding = u32::try_from(shared.len()).ok()?;
     let mut calls = Vec::new();
     let mut overrides = Vec::new();
+    // Read-only storage arrays of the members, by name in the fused text:
+    // their lengths can stand in for a buffer kept in registers.
+    let mut stand_ins: Vec<(usize, String)> = Vec::new();
     for (k, &i) in group.iter().enumerate() {
         let node = a.nodes.get(i)?;
         let f = facts_of(facts, nk, i)?;
@@ -486,6 +490,11 @@ fn build(
             .iter()
             .filter(|m| !shared.iter().any(|(b, _)| *b == m.buffer))
         {
+            if m.binding.kind == BindingKind::ReadOnlyStorage
+                && m.binding.wgsl_type.trim_start().starts_with("array<")
+            {
+                stand_ins.push((m.buffer, format!("{prefix}{}", m.binding.name)));
+            }
             let old = (m.binding.group, m.binding.binding);
             let &(_, new) = stage.rebound.iter().find(|(o, _)| *o == old)?;
             bindings.push((0, new, m.buffer));
@@ -504,29 +513,61 @@ fn build(
         calls.push(format!("    {}({base}gid);\n", stage.entry_fn));
     }
     let entry_point = format!("{base}fused");
-    text.push_str(&format!(
-        "\n@compute @workgroup_size({wgx})\n\
-         fn {entry_point}(@builtin(workgroup_id) {base}wg: vec3<u32>, @builtin(num_workgroups) {base}nwg: vec3<u32>, @builtin(local_invocation_id) {base}l: vec3<u32>) {{\n    \
-         let {base}lin = {base}wg.x + {base}nwg.x * ({base}wg.y + {base}nwg.y * {base}wg.z);\n    \
-         let {base}gid = vec3<u32>({base}lin * {wgx}u + {base}l.x, {base}l.y, {base}l.z);\n{}}}\n",
-        calls.concat()
-    ));
-    let valid = match verdicts.get(&text) {
-        Some(&v) => v,
+    // Intermediates that no node outside the group binds live in registers
+    // (see `registers`): their declarations become private values and their
+    // bindings go; when the result does not validate, they stay in memory.
+    let in_memory = (text.clone(), bindings.clone(), reflected.clone());
+    for (k, (buffer, ty)) in shared.iter().enumerate() {
+        let shared_names: Vec<(usize, String)> =
+            shared.iter().map(|(b, _)| (*b, shared_name(*b))).collect();
+        let Some(stand_in) = private_stand_in(a, group, &shared_names, *buffer, &stand_ins) else {
+            continue;
+        };
+        let Some(elem) = registers::element_type(ty) else {
+            continue;
+        };
+        let name = shared_name(*buffer);
+        let declaration =
+            format!("@group(0) @binding({k}) var<storage, read_write> {name}: {ty};\n");
+        let private = format!("var<private> {name}: {elem};\n");
+        let Some(rewritten) =
+            registers::rewrite(&text.replacen(&declaration, &private, 1), &name, &stand_in)
+        else {
+            continue;
+        };
+        text = rewritten;
+        let k = u32::try_from(k).ok()?;
+        bindings.retain(|&(g, b, _)| (g, b) != (0, k));
+        reflected.retain(|r| (r.group, r.binding) != (0, k));
+    }
+    let (text, bindings, reflected) = match compose_and_check(
+        a,
+        &text,
+        &entry_point,
+        &calls,
+        wgx,
+        base.as_str(),
+        caps,
+        verdicts,
+    ) {
+        Some(text) => (text, bindings, reflected),
         None => {
-            let v = validate::revalidate(&text, caps).is_some_and(|module| {
-                module
-                    .entry_points
-                    .iter()
-                    .any(|ep| ep.name == entry_point && ep.workgroup_size == [wgx, 1, 1])
-            });
-            verdicts.insert(text.clone(), v);
-            v
+            let (text, bindings, reflected) = in_memory;
+            let text = compose_and_check(
+                a,
+                &text,
+                &entry_point,
+                &calls,
+                wgx,
+                base.as_str(),
+                caps,
+                verdicts,
+            )?;
+            (text, bindings, reflected)
         }
     };
-    if !valid {
-        return None;
-    }
+    let mut bindings = bindings;
+    let mut reflected = reflected;
     bindings.sort_unstable();
     reflected.sort_by_key(|b| (b.group, b.binding));
     let label = format!("fused({}..{})", first.label, last.label);
@@ -548,4 +589,86 @@ fn build(
         unfused: false,
     };
     Some((kernel, dispatch))
+}
+
+/// The composed module: `text` and the entry point that calls each member
+/// in turn; `None` when naga does not validate it.
+#[allow(clippy::too_many_arguments)]
+fn compose_and_check(
+    _a: &GraphAnalysis,
+    text: &str,
+    entry_point: &str,
+    calls: &[String],
+    wgx: u32,
+    base: &str,
+    caps: naga::valid::Capabilities,
+    verdicts: &mut HashMap<String, bool>,
+) -> Option<String> {
+    let mut text = text.to_owned();
+    text.push_str(&format!(
+        "\n@compute @workgroup_size({wgx})\n\
+         fn {entry_point}(@builtin(workgroup_id) {base}wg: vec3<u32>, @builtin(num_workgroups) {base}nwg: vec3<u32>, @builtin(local_invocation_id) {base}l: vec3<u32>) {{\n    \
+         let {base}lin = {base}wg.x + {base}nwg.x * ({base}wg.y + {base}nwg.y * {base}wg.z);\n    \
+         let {base}gid = vec3<u32>({base}lin * {wgx}u + {base}l.x, {base}l.y, {base}l.z);\n{}}}\n",
+        calls.concat()
+    ));
+    let valid = match verdicts.get(&text) {
+        Some(&v) => v,
+        None => {
+            let v = validate::revalidate(&text, caps).is_some_and(|module| {
+                module
+                    .entry_points
+                    .iter()
+                    .any(|ep| ep.name == entry_point && ep.workgroup_size == [wgx, 1, 1])
+            });
+            verdicts.insert(text.clone(), v);
+            v
+        }
+    };
+    valid.then_some(text)
+}
+
+/// A buffer whose length stands in for intermediate `buffer`'s in
+/// `arrayLength` once `buffer` lives in registers, when `buffer` may: an
+/// intermediate that no node outside `group` binds, with a storage array of
+/// the same length in the group that stays in memory.
+fn private_stand_in(
+    a: &GraphAnalysis,
+    group: &[usize],
+    shared_names: &[(usize, String)],
+    buffer: usize,
+    stand_ins: &[(usize, String)],
+) -> Option<String> {
+    let b = a.buffers.get(buffer)?;
+    if b.class != vyre_analysis::BufferClass::Intermediate || b.header.is_some() {
+        return None;
+    }
+    let outside =
+        a.nodes.iter().enumerate().any(|(i, n)| {
+            !group.contains(&i) && n.bindings.iter().any(|&(_, _, used)| used == buffer)
+        });
+    if outside {
+        return None;
+    }
+    // Shared buffers that are not candidates stay in memory; read-only
+    // member arrays always do.
+    let stays = |other: usize| {
+        a.buffers.get(other).is_some_and(|o| {
+            o.class != vyre_analysis::BufferClass::Intermediate
+                || a.nodes.iter().enumerate().any(|(i, n)| {
+                    !group.contains(&i) && n.bindings.iter().any(|&(_, _, used)| used == other)
+                })
+        })
+    };
+    let same_len = |other: usize| a.buffers.get(other).is_some_and(|o| o.len == b.len);
+    stand_ins
+        .iter()
+        .find(|(other, _)| same_len(*other))
+        .map(|(_, name)| name.clone())
+        .or_else(|| {
+            shared_names
+                .iter()
+                .find(|(other, _)| *other != buffer && stays(*other) && same_len(*other))
+                .map(|(_, name)| name.clone())
+        })
 }

@@ -52,8 +52,16 @@ fn fused_kernels_are_composed_text_with_one_entry() {
     let sources = fused_sources(&ts);
     assert_eq!(sources.len(), 1);
     let s = &sources[0];
-    // `t` is written by `scale` and read by `add`: one shared binding.
-    assert_eq!(s.matches("var<storage, read_write> vyre_b3").count(), 1);
+    // `t` is written by `scale` and read only by `add`: an intermediate in a
+    // register, not a buffer; `out`, read back, stays one shared binding.
+    assert_eq!(s.matches("var<private> vyre_b3: f32;").count(), 1, "{s}");
+    assert!(!s.contains("read_write> vyre_b3"), "{s}");
+    assert!(!s.contains("vyre_b3["), "{s}");
+    assert_eq!(
+        s.matches("var<storage, read_write> vyre_b4").count(),
+        1,
+        "{s}"
+    );
     assert!(s.contains("fn vyre_s0_main("));
     assert!(s.contains("fn vyre_s1_main("));
     assert!(s.contains("struct vyre_s1_Params { a: f32, b: u32 }"));
@@ -105,7 +113,16 @@ fn a_group_whose_kernel_fails_validation_stays_unfused() {
     let mut verdicts = std::collections::HashMap::new();
     let ts = expand(&src(good));
     let sources = fused_sources(&ts);
+    assert!(sources[0].contains("var<private>"), "t lives in a register");
+    // When the module with `t` in a register is rejected, `t` stays in
+    // memory and the group still fuses.
     verdicts.insert(sources[0].clone(), false);
+    let in_memory = crate::fuse::with_verdicts(verdicts.clone(), || expand(&src(good)));
+    let in_memory = fused_sources(&in_memory);
+    assert_eq!(in_memory.len(), 1);
+    assert!(!in_memory[0].contains("var<private>"), "{}", in_memory[0]);
+    // When that is rejected too, the nodes stay unfused.
+    verdicts.insert(in_memory[0].clone(), false);
     let forced = crate::fuse::with_verdicts(verdicts, || assert_ok(&src(good)));
     assert!(groups(&forced).is_empty());
 }
