@@ -652,7 +652,24 @@ impl Graph {
                 limit,
             });
         }
-        crate::launch::check(&self.gpu, &self.program, n, config)?;
+        // A cached plan of `n` passed every size and grid check when it was
+        // made: only this config's budget remains to check, with no
+        // allocation (a steady-state typed run allocates nothing of ours).
+        let cached = self.lock_cache().peek(n).map(|plan| plan.plan);
+        match cached {
+            Some(mut plan) => {
+                plan.device_memory_budget_bytes = config.device_memory_budget_bytes;
+                if !plan.fits_budget() {
+                    return Err(BackendError::DeviceOutOfMemory {
+                        requested: plan.estimated_peak_device_bytes,
+                        available: plan.device_memory_budget_bytes,
+                    });
+                }
+            }
+            None => {
+                crate::launch::check(&self.gpu, &self.program, n, config)?;
+            }
+        }
         self.override_grids(n, config).map(drop)
     }
 
