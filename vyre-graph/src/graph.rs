@@ -399,21 +399,7 @@ impl Graph {
             });
         }
         // 6. Read back, after one wait.
-        let mut stamps = Vec::new();
-        let mut targets =
-            crate::readback::targets(&started.checkout.plan, sinks, config.profile, &mut stamps);
-        let wait_start = std::time::Instant::now();
-        let copy_ns = crate::readback::map_and_copy(
-            gpu,
-            &started.checkout.plan.map_slots,
-            Some(submission),
-            config.timeout,
-            &mut targets,
-        )?;
-        drop(targets);
-        started.report.phases.wait_ns = elapsed_ns(wait_start).saturating_sub(copy_ns);
-        started.report.phases.copy_ns = copy_ns;
-        Ok(started.succeeded(gpu, config.profile, &stamps))
+        started.read_back(sinks, config.profile, submission, config.timeout)
     }
 
     /// As [`Graph::run`], as a future that never blocks the thread: it
@@ -458,20 +444,13 @@ impl Graph {
         });
         // Popped before the first await: a scope belongs to its thread.
         let error = scope.pop();
-        let mut started = started?;
+        let started = started?;
         if let Some(error) = error.await {
             return Err(BackendError::DispatchFailed {
                 reason: error.to_string(),
             });
         }
-        let mut stamps = Vec::new();
-        let mut targets =
-            crate::readback::targets(&started.checkout.plan, sinks, config.profile, &mut stamps);
-        crate::readback::map_and_copy_async(gpu, &started.checkout.plan.map_slots, &mut targets)
-            .await?;
-        drop(targets);
-        started.report.submissions = 1;
-        Ok(started.succeeded(gpu, config.profile, &stamps))
+        started.read_back_async(sinks, config.profile).await
     }
 
     /// Record a run into the caller's `encoder` instead of submitting it: for
@@ -760,6 +739,52 @@ struct Started<'g> {
 }
 
 impl Started<'_> {
+    /// Step 6: wait for `submission`, copy the host outputs into `sinks`,
+    /// and finish the run.
+    fn read_back(
+        mut self,
+        sinks: &mut [Sink<'_>],
+        profiling: bool,
+        submission: wgpu::SubmissionIndex,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<RunReport> {
+        let gpu = &self.checkout.graph.gpu;
+        let plan = &self.checkout.plan;
+        let mut stamps = Vec::new();
+        let mut targets = crate::readback::targets(plan, sinks, profiling, &mut stamps);
+        let wait_start = std::time::Instant::now();
+        let copy_ns = crate::readback::map_and_copy(
+            gpu,
+            &plan.map_slots,
+            Some(submission),
+            timeout,
+            &mut targets,
+        )?;
+        drop(targets);
+        self.report.phases.wait_ns = elapsed_ns(wait_start).saturating_sub(copy_ns);
+        self.report.phases.copy_ns = copy_ns;
+        Ok(self.succeeded(gpu, profiling, &stamps))
+    }
+
+    /// As [`Started::read_back`], as a future that never blocks.
+    async fn read_back_async(
+        mut self,
+        sinks: &mut [Sink<'_>],
+        profiling: bool,
+    ) -> Result<RunReport> {
+        let gpu = &self.checkout.graph.gpu;
+        let plan = &self.checkout.plan;
+        let mut stamps = Vec::new();
+        let mut targets = crate::readback::targets(plan, sinks, profiling, &mut stamps);
+        let wait_start = std::time::Instant::now();
+        let copy_ns =
+            crate::readback::map_and_copy_async(gpu, &plan.map_slots, &mut targets).await?;
+        drop(targets);
+        self.report.phases.wait_ns = elapsed_ns(wait_start).saturating_sub(copy_ns);
+        self.report.phases.copy_ns = copy_ns;
+        Ok(self.succeeded(gpu, profiling, &stamps))
+    }
+
     /// The run succeeded: its plan goes back to the cache.
     fn succeeded(mut self, gpu: &Gpu, profiled: bool, stamps: &[u8]) -> RunReport {
         self.checkout.plan.set_destroy_on_drop(true);
@@ -829,24 +854,9 @@ impl RecordedRun<'_> {
         submission: wgpu::SubmissionIndex,
         sinks: &mut [Sink<'_>],
     ) -> Result<RunReport> {
-        let graph = self.started.checkout.graph;
         self.check_same_sinks(sinks)?;
-        let mut stamps = Vec::new();
-        let mut targets = crate::readback::targets(
-            &self.started.checkout.plan,
-            sinks,
-            self.profile,
-            &mut stamps,
-        );
-        crate::readback::map_and_copy(
-            &graph.gpu,
-            &self.started.checkout.plan.map_slots,
-            Some(submission),
-            self.timeout,
-            &mut targets,
-        )?;
-        drop(targets);
-        Ok(self.started.succeeded(&graph.gpu, self.profile, &stamps))
+        self.started
+            .read_back(sinks, self.profile, submission, self.timeout)
     }
 
     /// As [`RecordedRun::read`], as a future that never blocks.
@@ -854,23 +864,8 @@ impl RecordedRun<'_> {
     /// # Errors
     /// As [`RecordedRun::read`].
     pub async fn read_async(self, sinks: &mut [Sink<'_>]) -> Result<RunReport> {
-        let graph = self.started.checkout.graph;
         self.check_same_sinks(sinks)?;
-        let mut stamps = Vec::new();
-        let mut targets = crate::readback::targets(
-            &self.started.checkout.plan,
-            sinks,
-            self.profile,
-            &mut stamps,
-        );
-        crate::readback::map_and_copy_async(
-            &graph.gpu,
-            &self.started.checkout.plan.map_slots,
-            &mut targets,
-        )
-        .await?;
-        drop(targets);
-        Ok(self.started.succeeded(&graph.gpu, self.profile, &stamps))
+        self.started.read_back_async(sinks, self.profile).await
     }
 
     /// The sinks given to `read` must be those given to `record`: a host
