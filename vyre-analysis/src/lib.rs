@@ -142,9 +142,38 @@ pub struct Analysis {
 /// ```
 #[must_use]
 pub fn analyse<N: AsRef<[Use]>>(classes: &[BufferClass], nodes: &[N]) -> Analysis {
+    analyse_keyed(classes, &[], nodes)
+}
+
+/// As [`analyse`], where intermediates share a slot only when their
+/// `alias_keys` are equal (a missing key counts as 0): a graph gives each
+/// kind of device resource that can stand in for another its own key (all
+/// buffers 0; textures one key per format and size), so a texture never
+/// takes a buffer's slot.
+///
+/// ```
+/// use vyre_analysis::{analyse_keyed, BufferClass::*, Use};
+///
+/// let nodes = [
+///     vec![Use::write(0)],
+///     vec![Use::read(0), Use::write(2)],
+///     vec![Use::write(1)],
+///     vec![Use::read(1), Use::read(2), Use::write(3)],
+/// ];
+/// let classes = [Intermediate, Intermediate, Intermediate, Output];
+/// // Same key: 0 and 1 share; different keys: they do not.
+/// assert_eq!(analyse_keyed(&classes, &[5, 5, 0, 0], &nodes).slots, [0, 0, 1, 2]);
+/// assert_eq!(analyse_keyed(&classes, &[5, 6, 0, 0], &nodes).slots, [0, 1, 2, 3]);
+/// ```
+#[must_use]
+pub fn analyse_keyed<N: AsRef<[Use]>>(
+    classes: &[BufferClass],
+    alias_keys: &[u64],
+    nodes: &[N],
+) -> Analysis {
     let checked = problem::check(classes, nodes);
     let live_ranges = live::live_ranges(classes, &checked.uses);
-    let slots = live::assign_slots(classes, &live_ranges);
+    let slots = live::assign_slots(classes, alias_keys, &live_ranges);
     let hazards = hazard::hazards(classes.len(), &checked.uses);
     let mut edges = hazards.edges;
     edges.extend(hazard::reuse_edges(&slots.takeovers, &hazards.frontier));

@@ -63,7 +63,12 @@ pub(crate) struct Slots {
 /// in order of first use (ties by buffer index); every other buffer gets its
 /// own slot. Slots are numbered in order of their lowest buffer index, so a
 /// graph without sharing has `slots[i] == i`.
-pub(crate) fn assign_slots(classes: &[BufferClass], ranges: &[Option<LiveRange>]) -> Slots {
+pub(crate) fn assign_slots(
+    classes: &[BufferClass],
+    keys: &[u64],
+    ranges: &[Option<LiveRange>],
+) -> Slots {
+    let key = |buffer: usize| keys.get(buffer).copied().unwrap_or(0);
     let mut shareable: Vec<(usize, LiveRange)> = classes
         .iter()
         .zip(ranges)
@@ -75,12 +80,15 @@ pub(crate) fn assign_slots(classes: &[BufferClass], ranges: &[Option<LiveRange>]
         .collect();
     shareable.sort_unstable_by_key(|&(buffer, r)| (r.first, buffer));
 
-    // Greedy first fit. `open[g]` is (last use of the slot, buffer in it).
+    // Greedy first fit among slots of the same key. `open[g]` is (last use
+    // of the slot, buffer in it).
     let mut group: Vec<Option<usize>> = vec![None; classes.len()];
     let mut open: Vec<(usize, usize)> = Vec::new();
     let mut takeovers = Vec::new();
     for (buffer, range) in shareable {
-        let fit = open.iter().position(|&(last, _)| last < range.first);
+        let fit = open
+            .iter()
+            .position(|&(last, b)| last < range.first && key(b) == key(buffer));
         let g = match fit.and_then(|g| open.get_mut(g).map(|slot| (g, slot))) {
             Some((g, slot)) => {
                 takeovers.push((slot.1, buffer, range.first));
@@ -220,12 +228,27 @@ mod tests {
     fn slots_first_fit_and_numbering() {
         let classes = [Intermediate, Output, Intermediate, Intermediate, Input];
         let ranges = [r(2, 3), r(0, 4), r(0, 1), r(1, 2), None];
-        let s = assign_slots(&classes, &ranges);
+        let s = assign_slots(&classes, &[], &ranges);
         // Greedy: buffer 2 -> g0, buffer 3 -> g1, buffer 0 (first 2) -> g0 (2 > 1).
         // Numbering by lowest buffer: g0 {0, 2} -> 0, output -> 1, g1 {3} -> 2, input -> 3.
         assert_eq!(s.slots, vec![0, 1, 0, 2, 3]);
         assert_eq!(s.count, 4);
         assert_eq!(s.takeovers, vec![(2, 0, 2)]);
+    }
+
+    #[test]
+    fn slots_are_shared_only_within_one_key() {
+        // Three intermediates one after another: a buffer (key 0), a texture
+        // (key 1), then a buffer and a texture of the same shape.
+        let classes = [Intermediate, Intermediate, Intermediate, Intermediate];
+        let ranges = [r(0, 0), r(1, 1), r(2, 2), r(3, 3)];
+        let s = assign_slots(&classes, &[0, 1, 0, 1], &ranges);
+        // The texture never takes the buffer's slot and vice versa.
+        assert_eq!(s.slots, vec![0, 1, 0, 1]);
+        let s = assign_slots(&classes, &[0, 1, 2, 3], &ranges);
+        assert_eq!(s.slots, vec![0, 1, 2, 3]);
+        let s = assign_slots(&classes, &[], &ranges);
+        assert_eq!(s.slots, vec![0, 0, 0, 0]);
     }
 
     #[test]

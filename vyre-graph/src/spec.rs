@@ -19,6 +19,223 @@ pub enum BindingKind {
     ReadWriteStorage,
     /// `var<uniform>`: small, read-only parameters.
     Uniform,
+    /// `texture_2d<T>`: a sampled texture (read with `textureSampleLevel`
+    /// or `textureLoad`).
+    SampledTexture {
+        /// What a texel reads as.
+        sample: SampleType,
+    },
+    /// `texture_storage_2d<format, access>`.
+    StorageTexture {
+        /// The texel format the kernel declares.
+        format: TexelFormat,
+        /// `read`, `write` or `read_write`.
+        access: TextureAccess,
+    },
+    /// `sampler`.
+    Sampler {
+        /// Whether the graph's sampler filters linearly (a `linear` sampler
+        /// needs a filterable texture).
+        filtering: bool,
+    },
+}
+
+/// What a sampled texture's texels read as in WGSL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SampleType {
+    /// `texture_2d<f32>`; `filterable` when the bound format may be
+    /// filtered linearly without extra features.
+    Float {
+        /// Whether a `linear` sampler may filter it.
+        filterable: bool,
+    },
+    /// `texture_2d<u32>`.
+    Uint,
+    /// `texture_2d<i32>`.
+    Sint,
+}
+
+/// The access mode of a `texture_storage_2d`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TextureAccess {
+    /// `read`.
+    Read,
+    /// `write`.
+    Write,
+    /// `read_write` (WebGPU allows it only for `r32float` and `r32uint`
+    /// here).
+    ReadWrite,
+}
+
+/// A graph texture's texel format.
+///
+/// ```
+/// use vyre_graph::spec::TexelFormat;
+/// assert_eq!(TexelFormat::Rgba8Unorm.texel_bytes(), 4);
+/// assert_eq!(TexelFormat::Rgba32Float.name(), "rgba32float");
+/// assert!(TexelFormat::Rgba16Float.filterable());
+/// assert!(!TexelFormat::R32Float.filterable());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TexelFormat {
+    /// Four 8-bit channels read as `f32` in `[0, 1]`; host texel `[u8; 4]`.
+    Rgba8Unorm,
+    /// Four `f16` channels; host texel `[half::f16; 4]`.
+    Rgba16Float,
+    /// Four `f32` channels; host texel `[f32; 4]`.
+    Rgba32Float,
+    /// One `f32` channel; host texel `f32`.
+    R32Float,
+    /// One `u32` channel; host texel `u32`.
+    R32Uint,
+}
+
+impl TexelFormat {
+    /// Every format a graph texture may have.
+    pub const ALL: [TexelFormat; 5] = [
+        TexelFormat::Rgba8Unorm,
+        TexelFormat::Rgba16Float,
+        TexelFormat::Rgba32Float,
+        TexelFormat::R32Float,
+        TexelFormat::R32Uint,
+    ];
+
+    /// Its WGSL (and `graph!`) spelling.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            TexelFormat::Rgba8Unorm => "rgba8unorm",
+            TexelFormat::Rgba16Float => "rgba16float",
+            TexelFormat::Rgba32Float => "rgba32float",
+            TexelFormat::R32Float => "r32float",
+            TexelFormat::R32Uint => "r32uint",
+        }
+    }
+
+    /// The wgpu format.
+    #[must_use]
+    pub fn wgpu(self) -> wgpu::TextureFormat {
+        match self {
+            TexelFormat::Rgba8Unorm => wgpu::TextureFormat::Rgba8Unorm,
+            TexelFormat::Rgba16Float => wgpu::TextureFormat::Rgba16Float,
+            TexelFormat::Rgba32Float => wgpu::TextureFormat::Rgba32Float,
+            TexelFormat::R32Float => wgpu::TextureFormat::R32Float,
+            TexelFormat::R32Uint => wgpu::TextureFormat::R32Uint,
+        }
+    }
+
+    /// Bytes per texel.
+    #[must_use]
+    pub fn texel_bytes(self) -> u32 {
+        match self {
+            TexelFormat::Rgba8Unorm | TexelFormat::R32Float | TexelFormat::R32Uint => 4,
+            TexelFormat::Rgba16Float => 8,
+            TexelFormat::Rgba32Float => 16,
+        }
+    }
+
+    /// Whether a `linear` sampler may filter it on every WebGPU device
+    /// (32-bit float formats need the `float32-filterable` feature).
+    #[must_use]
+    pub fn filterable(self) -> bool {
+        matches!(self, TexelFormat::Rgba8Unorm | TexelFormat::Rgba16Float)
+    }
+
+    /// What its texels read as in a `texture_2d<T>`.
+    #[must_use]
+    pub fn sample_type(self) -> SampleType {
+        match self {
+            TexelFormat::R32Uint => SampleType::Uint,
+            f => SampleType::Float {
+                filterable: f.filterable(),
+            },
+        }
+    }
+}
+
+/// Width and height of a graph texture, as functions of the problem size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TextureShape {
+    /// Its texel format.
+    pub format: TexelFormat,
+    /// Texels per row.
+    pub width: Extent,
+    /// Rows.
+    pub height: Extent,
+}
+
+impl TextureShape {
+    /// `[width, height]` for problem size `n`.
+    #[must_use]
+    pub fn size(&self, n: u64) -> [u64; 2] {
+        [self.width.eval(n), self.height.eval(n)]
+    }
+
+    /// Texels for problem size `n` (saturating).
+    #[must_use]
+    pub fn texels(&self, n: u64) -> u64 {
+        self.width.eval(n).saturating_mul(self.height.eval(n))
+    }
+
+    /// The problem size whose `width * height` is `texels`, when one side
+    /// is a constant and the other is `K * n`.
+    ///
+    /// ```
+    /// use vyre_graph::spec::{Extent, TexelFormat, TextureShape};
+    /// let s = TextureShape { format: TexelFormat::R32Float, width: Extent::N, height: Extent::constant(3) };
+    /// assert_eq!(s.solve(30), Some(10));
+    /// assert_eq!(s.solve(31), None);
+    /// ```
+    #[must_use]
+    pub fn solve(&self, texels: u64) -> Option<u64> {
+        let (fixed, free) = match (self.width.depends_on_n(), self.height.depends_on_n()) {
+            (true, false) => (self.height.eval(0), self.width),
+            (false, true) => (self.width.eval(0), self.height),
+            _ => return None,
+        };
+        if fixed == 0 || !texels.is_multiple_of(fixed) {
+            return None;
+        }
+        free.solve(texels / fixed)
+    }
+}
+
+/// How a sampler filters between texels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Filter {
+    /// The nearest texel.
+    Nearest,
+    /// Bilinear interpolation of the four nearest texels.
+    Linear,
+}
+
+/// What a sampler reads outside `[0, 1]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AddressMode {
+    /// The edge texel.
+    Clamp,
+    /// Wraps around.
+    Repeat,
+    /// Wraps around, mirrored every other time.
+    Mirror,
+}
+
+/// A graph sampler (`sampler lin = linear clamp;`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SamplerSpec {
+    /// Minification and magnification filter.
+    pub filter: Filter,
+    /// Address mode in both directions.
+    pub address: AddressMode,
+}
+
+/// What a graph resource is when it is not a plain buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TextureResource {
+    /// A 2D texture: `element_size` is the texel size, `len` the width.
+    Texture(TextureShape),
+    /// A sampler (class [`BufferClass::Input`], never a host input).
+    Sampler(SamplerSpec),
 }
 
 impl BindingKind {
@@ -29,7 +246,21 @@ impl BindingKind {
             BindingKind::ReadOnlyStorage => "var<storage, read>",
             BindingKind::ReadWriteStorage => "var<storage, read_write>",
             BindingKind::Uniform => "var<uniform>",
+            BindingKind::SampledTexture { .. } => "var texture_2d",
+            BindingKind::StorageTexture { .. } => "var texture_storage_2d",
+            BindingKind::Sampler { .. } => "var sampler",
         }
+    }
+
+    /// Whether it binds a texture or a sampler rather than a buffer.
+    #[must_use]
+    pub fn is_texture(self) -> bool {
+        matches!(
+            self,
+            BindingKind::SampledTexture { .. }
+                | BindingKind::StorageTexture { .. }
+                | BindingKind::Sampler { .. }
+        )
     }
 }
 
@@ -230,17 +461,44 @@ pub struct BufferSpec {
     /// `struct Particles { count: u32, items: array<Particle> }`, whose
     /// leading fields are the buffer's header.
     pub header_bytes: u32,
+    /// `Some` for a texture or a sampler (`None`: a buffer).
+    pub texture: Option<TextureResource>,
 }
 
 impl BufferSpec {
     /// Bytes for problem size `n`: the header, then `len(n)` elements
-    /// (saturating).
+    /// (saturating); a texture's tightly packed texels; 0 for a sampler.
     #[must_use]
     pub fn bytes(&self, n: u64) -> u64 {
-        self.len
-            .eval(n)
+        self.elements(n)
             .saturating_mul(u64::from(self.element_size))
             .saturating_add(u64::from(self.header_bytes))
+    }
+
+    /// Elements for problem size `n`: `len(n)`, a texture's
+    /// `width * height` texels, 0 for a sampler.
+    #[must_use]
+    pub fn elements(&self, n: u64) -> u64 {
+        match &self.texture {
+            None => self.len.eval(n),
+            Some(TextureResource::Texture(shape)) => shape.texels(n),
+            Some(TextureResource::Sampler(_)) => 0,
+        }
+    }
+
+    /// The texture's shape, if it is a texture.
+    #[must_use]
+    pub fn texture_shape(&self) -> Option<&TextureShape> {
+        match &self.texture {
+            Some(TextureResource::Texture(shape)) => Some(shape),
+            _ => None,
+        }
+    }
+
+    /// Whether it is a sampler.
+    #[must_use]
+    pub fn is_sampler(&self) -> bool {
+        matches!(self.texture, Some(TextureResource::Sampler(_)))
     }
 
     /// Whole elements in `bytes` bytes of this buffer (the header first),
@@ -459,6 +717,28 @@ impl GraphSpec {
             .unwrap_or([1, 1, 1])
     }
 
+    /// The key that decides which intermediates may share a device slot
+    /// ([`vyre_analysis::analyse_keyed`]): 0 for every buffer; for a
+    /// texture, one more than the index of the first texture of the same
+    /// format, width and height (a texture never shares with a buffer).
+    #[must_use]
+    pub fn alias_keys(&self) -> Vec<u64> {
+        self.buffers
+            .iter()
+            .map(|b| match &b.texture {
+                None => 0,
+                Some(t) => {
+                    let first = self
+                        .buffers
+                        .iter()
+                        .position(|o| o.texture.as_ref() == Some(t))
+                        .unwrap_or(0);
+                    first as u64 + 1
+                }
+            })
+            .collect()
+    }
+
     /// Index of the buffer called `name`.
     #[must_use]
     pub fn buffer_index(&self, name: &str) -> Option<usize> {
@@ -470,10 +750,10 @@ impl GraphSpec {
     /// order: the order of a run's inputs.
     pub fn host_inputs(&self) -> impl Iterator<Item = usize> + '_ {
         self.buffers.iter().enumerate().filter_map(|(i, b)| {
-            matches!(
+            (matches!(
                 b.class,
                 BufferClass::Input | BufferClass::InOut | BufferClass::Uniform
-            )
+            ) && !b.is_sampler())
             .then_some(i)
         })
     }
