@@ -236,6 +236,7 @@ fn hand_fused_chain(gpu: &Gpu, n: u64) -> HandGraph {
         element_size: 4,
         len: Extent::N,
         header_bytes: 0,
+        texture: None,
     };
     let spec = GraphSpec {
         name: "hand fused chain64".into(),

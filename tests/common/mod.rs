@@ -115,6 +115,7 @@ pub fn buffer(name: &str, class: BufferClass, elem_size: u32, extent: Extent) ->
         element_size: elem_size,
         len: extent,
         header_bytes: 0,
+        texture: None,
     }
 }
 

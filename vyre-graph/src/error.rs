@@ -113,6 +113,25 @@ pub enum BackendError {
         /// Bytes given.
         actual: u64,
     },
+    /// A host input or output of a texture has the wrong number of texels,
+    /// or a run passed a resident buffer where a texture goes.
+    #[error(
+        "texture `{texture}` is {width} x {height} texels ({format}) at problem size {n}, but the run {given}; pass exactly width * height texels, tightly packed row after row (no row padding)"
+    )]
+    TextureMismatch {
+        /// The texture's name.
+        texture: String,
+        /// Problem size of the run.
+        n: u64,
+        /// Texels per row.
+        width: u64,
+        /// Rows.
+        height: u64,
+        /// Its format.
+        format: &'static str,
+        /// What the run gave instead.
+        given: String,
+    },
     /// A buffer would be larger than a device limit allows.
     #[error(
         "`{buffer}` needs {bytes} bytes but {limit} is {max} bytes; split the problem into smaller runs (a Gpu opened with `GpuOptions::with_default_limits` has lower limits than the adapter's own)"

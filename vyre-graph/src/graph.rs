@@ -102,7 +102,7 @@ pub struct RunPhases {
 ///     .into(),
 ///     fold: GridFold::XOnly,
 /// };
-/// let buffer = |name: &'static str, class| BufferSpec { name: name.into(), class, element_size: 4, len: Extent::N, header_bytes: 0 };
+/// let buffer = |name: &'static str, class| BufferSpec { name: name.into(), class, element_size: 4, len: Extent::N, header_bytes: 0, texture: None };
 /// let node = |src: usize, dst: usize| NodeSpec {
 ///     label: "add_one".into(),
 ///     kernel: 0,
@@ -271,6 +271,13 @@ impl Graph {
             if buffer.class == BufferClass::Uniform {
                 continue;
             }
+            if let (Some(shape), Feed::Host(bytes)) = (buffer.texture_shape(), feed) {
+                let texel = u64::from(shape.format.texel_bytes());
+                match shape.solve(bytes.len() as u64 / texel) {
+                    Some(n) if n > 0 && (bytes.len() as u64).is_multiple_of(texel) => return Ok(n),
+                    _ => continue,
+                }
+            }
             let elements = match feed {
                 Feed::Host(bytes) => crate::program::checked_element_count(
                     &buffer.name,
@@ -309,7 +316,7 @@ impl Graph {
     /// [`BackendError::BufferTooLarge`] when the count does not fit `usize`.
     pub fn buffer_len(&self, buffer: usize, n: u64) -> Result<usize> {
         let spec = self.buffer_spec(buffer)?;
-        usize::try_from(spec.len.eval(n)).map_err(|_| BackendError::BufferTooLarge {
+        usize::try_from(spec.elements(n)).map_err(|_| BackendError::BufferTooLarge {
             buffer: spec.name.to_string(),
             bytes: spec.bytes(n),
             limit: "this host's address space",
@@ -962,6 +969,7 @@ mod tests {
             element_size: 4,
             len: Extent::N,
             header_bytes: 0,
+            texture: None,
         };
         GraphSpec {
             name: "double".into(),

@@ -31,12 +31,22 @@ pub(crate) struct LaunchPlan {
     pub(crate) grids: Vec<[u32; 3]>,
     /// Logical bytes of each graph buffer (unrounded).
     pub(crate) bytes: Vec<u64>,
-    /// One device buffer per analysis slot.
+    /// One device buffer per analysis slot (a 4-byte placeholder for a
+    /// texture's slot).
     pub(crate) slots: Vec<wgpu::Buffer>,
+    /// The texture of each analysis slot that holds textures.
+    pub(crate) textures: Vec<Option<crate::texture::TextureSlot>>,
+    /// The sampler of each graph resource that is a sampler.
+    pub(crate) samplers: Vec<Option<wgpu::Sampler>>,
+    /// The problem size the plan was made for.
+    pub(crate) n: u64,
     /// Bind groups of each dispatch, one per kernel group.
     pub(crate) bind_groups: Vec<SmallVec<[wgpu::BindGroup; 2]>>,
     /// Readback buffer of each host output.
     pub(crate) readback: Vec<wgpu::Buffer>,
+    /// For each host output that is a texture, `(row bytes, padded row
+    /// bytes)` of its readback buffer.
+    pub(crate) texture_rows: Vec<Option<(usize, usize)>>,
     /// Where the readback buffers' map callbacks report, reused every run
     /// (one more slot for the timestamps).
     pub(crate) map_slots: Arc<MapSlots>,
@@ -58,6 +68,11 @@ impl Drop for LaunchPlan {
             } else {
                 // wgpu frees it once nothing refers to it any more.
                 self.gpu.forget_buffer(b);
+            }
+        }
+        if self.destroy_on_drop {
+            for t in self.textures.iter().flatten() {
+                t.texture.destroy();
             }
         }
     }
@@ -210,6 +225,14 @@ fn size(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result
             bytes.push(4);
             continue;
         }
+        if b.is_sampler() {
+            bytes.push(4);
+            continue;
+        }
+        if let Some(shape) = b.texture_shape() {
+            bytes.push(texture_bytes(gpu, &b.name, shape, n)?);
+            continue;
+        }
         let logical = b.bytes(n);
         let (limit, max) = if b.class == BufferClass::Uniform {
             (
@@ -263,7 +286,11 @@ fn size(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result
     }
     let rounded: Vec<u64> = bytes.iter().map(|&b| round4(b)).collect();
     let slot_bytes = program.analysis.slot_bytes(&rounded);
-    let readback_bytes: u64 = program.host_outputs.iter().map(|&b| rounded[b]).sum();
+    let readback_bytes: u64 = program
+        .host_outputs
+        .iter()
+        .map(|&b| readback_size(program, b, n, rounded[b]))
+        .sum();
     let peak = slot_bytes
         .iter()
         .sum::<u64>()
@@ -287,6 +314,43 @@ fn size(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result
         recommendation,
         workgroup_size_x,
     })
+}
+
+/// A texture's bytes at `n`, checked against the device's
+/// `max_texture_dimension_2d` and for emptiness.
+fn texture_bytes(
+    gpu: &Gpu,
+    name: &str,
+    shape: &crate::spec::TextureShape,
+    n: u64,
+) -> Result<u64> {
+    let [w, h] = shape.size(n);
+    if w == 0 || h == 0 {
+        return Err(BackendError::InvalidProblemSize {
+            reason: format!(
+                "texture `{name}` ({} x {}) is {w} x {h} texels for problem size {n}; choose n so that every texture has at least one texel",
+                shape.width, shape.height
+            ),
+        });
+    }
+    let max = u64::from(gpu.limits().max_texture_dimension_2d);
+    if w.max(h) > max {
+        return Err(BackendError::BufferTooLarge {
+            buffer: name.to_string(),
+            bytes: shape.texels(n).saturating_mul(u64::from(shape.format.texel_bytes())),
+            limit: "the device's `max_texture_dimension_2d` (in texels per side, not bytes)",
+            max,
+        });
+    }
+    Ok(shape.texels(n) * u64::from(shape.format.texel_bytes()))
+}
+
+/// Bytes of the readback buffer of output `b`: padded rows for a texture.
+fn readback_size(program: &Program, b: usize, n: u64, rounded: u64) -> u64 {
+    match program.spec.buffers[b].texture_shape() {
+        Some(shape) => crate::texture::readback_bytes(shape, n),
+        None => rounded,
+    }
 }
 
 /// Size `n` and check it against every device limit and the budget,
@@ -353,18 +417,35 @@ impl LaunchPlan {
         plan: BatchDispatchPlan,
     ) -> Self {
         let analysis = &program.analysis;
+        let n = plan.queue_len;
         let mut usages = vec![wgpu::BufferUsages::empty(); analysis.slot_count];
+        let mut textures: Vec<Option<crate::texture::TextureSlot>> =
+            (0..analysis.slot_count).map(|_| None).collect();
+        let mut samplers: Vec<Option<wgpu::Sampler>> = Vec::new();
         for (b, spec) in program.spec.buffers.iter().enumerate() {
             usages[analysis.slots[b]] |= usage_of(spec.class);
+            let slot = analysis.slots[b];
+            if let Some(shape) = spec.texture_shape()
+                && textures[slot].is_none()
+            {
+                textures[slot] = Some(crate::texture::create(gpu, &spec.name, shape, n));
+            }
+            samplers.push(match &spec.texture {
+                Some(crate::spec::TextureResource::Sampler(s)) => {
+                    Some(crate::texture::create_sampler(gpu, &spec.name, s))
+                }
+                _ => None,
+            });
         }
         let slots: Vec<wgpu::Buffer> = sizing
             .slot_bytes
             .iter()
             .zip(&usages)
-            .map(|(&size, &usage)| {
+            .zip(&textures)
+            .map(|((&size, &usage), texture)| {
                 gpu.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(&program.spec.name),
-                    size: round4(size),
+                    size: if texture.is_some() { 4 } else { round4(size) },
                     usage,
                     mapped_at_creation: false,
                 })
@@ -376,7 +457,7 @@ impl LaunchPlan {
             .map(|&b| {
                 gpu.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(&program.spec.buffers[b].name),
-                    size: round4(sizing.bytes[b]),
+                    size: readback_size(program, b, n, round4(sizing.bytes[b])),
                     usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
                 })
@@ -389,6 +470,14 @@ impl LaunchPlan {
             grids: sizing.grids,
             bytes: sizing.bytes,
             slots,
+            textures,
+            samplers,
+            n,
+            texture_rows: program
+                .host_outputs
+                .iter()
+                .map(|&b| crate::texture::row_layout(&program.spec.buffers[b], n))
+                .collect(),
             bind_groups: Vec::new(),
             map_slots: MapSlots::new(readback.len() + 1),
             timer: None,
@@ -425,6 +514,30 @@ impl LaunchPlan {
         }
     }
 
+    /// What a bind group entry for graph resource `b` binds: its texture's
+    /// view, its sampler, or its buffer.
+    fn resource_of(&self, program: &Program, b: usize) -> wgpu::BindingResource<'_> {
+        if let Some(Some(sampler)) = self.samplers.get(b) {
+            return wgpu::BindingResource::Sampler(sampler);
+        }
+        if let Some(Some(t)) = self.textures.get(program.analysis.slots[b]) {
+            return wgpu::BindingResource::TextureView(&t.view);
+        }
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: self.buffer_of(program, b),
+            offset: 0,
+            size: self.binding_size(program, b),
+        })
+    }
+
+    /// The texture graph resource `b` lives in, if it is a texture.
+    pub(crate) fn texture_of(&self, program: &Program, b: usize) -> Option<&wgpu::Texture> {
+        self.textures
+            .get(program.analysis.slots[b])?
+            .as_ref()
+            .map(|t| &t.texture)
+    }
+
     fn make_bind_groups(
         &self,
         gpu: &Gpu,
@@ -444,11 +557,7 @@ impl LaunchPlan {
                     .filter(|nb| nb.group as usize == group)
                     .map(|nb| wgpu::BindGroupEntry {
                         binding: nb.binding,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: self.buffer_of(program, nb.buffer),
-                            offset: 0,
-                            size: self.binding_size(program, nb.buffer),
-                        }),
+                        resource: self.resource_of(program, nb.buffer),
                     })
                     .collect();
                 gpu.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -483,7 +592,13 @@ impl LaunchPlan {
                 }
                 Feed::Host(bytes) => {
                     self.bind_input(gpu, program, b, None);
-                    crate::resource::upload(gpu, self.buffer_of(program, b), bytes);
+                    let spec = &program.spec.buffers[b];
+                    match (spec.texture_shape(), self.texture_of(program, b)) {
+                        (Some(shape), Some(texture)) => {
+                            crate::texture::upload(gpu, texture, shape, self.n, bytes);
+                        }
+                        _ => crate::resource::upload(gpu, self.buffer_of(program, b), bytes),
+                    }
                 }
             }
         }

@@ -75,6 +75,7 @@ mod readback;
 mod record;
 mod resource;
 pub mod spec;
+mod texture;
 
 pub use config::DispatchConfig;
 pub use describe::Description;

@@ -90,10 +90,18 @@ fn check_bindings_unique(kernel: &KernelSpec) -> Result<()> {
 }
 
 fn layout_entry(b: &BindingSpec) -> wgpu::BindGroupLayoutEntry {
+    if let Some(ty) = crate::texture::binding_type(b.kind) {
+        return wgpu::BindGroupLayoutEntry {
+            binding: b.binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty,
+            count: None,
+        };
+    }
     let ty = match b.kind {
         BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
-        BindingKind::ReadOnlyStorage => wgpu::BufferBindingType::Storage { read_only: true },
         BindingKind::ReadWriteStorage => wgpu::BufferBindingType::Storage { read_only: false },
+        _ => wgpu::BufferBindingType::Storage { read_only: true },
     };
     wgpu::BindGroupLayoutEntry {
         binding: b.binding,

@@ -155,6 +155,7 @@ impl Program {
         for (feed, &b) in feeds.iter().zip(&self.host_inputs) {
             let spec = &self.spec.buffers[b];
             let expected = spec.bytes(n);
+            check_texture_io(spec, n, feed.len(), matches!(feed, Feed::Device(_)))?;
             match feed {
                 Feed::Host(bytes) => {
                     let body = (bytes.len() as u64).saturating_sub(u64::from(spec.header_bytes));
@@ -183,6 +184,12 @@ impl Program {
         for (sink, &b) in sinks.iter().zip(&self.host_outputs) {
             let spec = &self.spec.buffers[b];
             let expected = spec.bytes(n);
+            if let Sink::Host(dst) = sink {
+                check_texture_io(spec, n, dst.len() as u64, false)?;
+            }
+            if let Sink::Device(h) = sink {
+                check_texture_io(spec, n, h.size(), true)?;
+            }
             match sink {
                 Sink::Host(dst) => {
                     if dst.len() as u64 != expected {
@@ -247,6 +254,33 @@ fn dispatches(spec: &GraphSpec) -> Vec<Dispatch> {
     out
 }
 
+/// A texture's host data must be exactly its texels; a resident buffer
+/// cannot stand in for a texture.
+fn check_texture_io(spec: &crate::spec::BufferSpec, n: u64, bytes: u64, device: bool) -> Result<()> {
+    let Some(shape) = spec.texture_shape() else {
+        return Ok(());
+    };
+    let texel = u64::from(shape.format.texel_bytes());
+    let given = if device {
+        format!("passed a resident buffer of {bytes} bytes (resident textures are not supported yet: pass host texels)")
+    } else if bytes == shape.texels(n).saturating_mul(texel) {
+        return Ok(());
+    } else if bytes % texel == 0 {
+        format!("passed {} texels", bytes / texel)
+    } else {
+        format!("passed {bytes} bytes, not whole {texel}-byte texels")
+    };
+    let [width, height] = shape.size(n);
+    Err(BackendError::TextureMismatch {
+        texture: spec.name.to_string(),
+        n,
+        width,
+        height,
+        format: shape.format.name(),
+        given,
+    })
+}
+
 pub(crate) fn checked_element_count(name: &str, bytes: u64, element_size: u32) -> Result<u64> {
     let size = u64::from(element_size.max(1));
     if !bytes.is_multiple_of(size) {
@@ -272,8 +306,11 @@ pub(crate) fn node_uses(spec: &GraphSpec, node: &NodeSpec) -> Vec<Use> {
                 .iter()
                 .find(|b| b.group == nb.group && b.binding == nb.binding)?;
             let access = match b.kind {
-                BindingKind::Uniform | BindingKind::ReadOnlyStorage => Access::Read,
-                BindingKind::ReadWriteStorage => b.access,
+                BindingKind::Uniform
+                | BindingKind::ReadOnlyStorage
+                | BindingKind::SampledTexture { .. }
+                | BindingKind::Sampler { .. } => Access::Read,
+                BindingKind::ReadWriteStorage | BindingKind::StorageTexture { .. } => b.access,
             };
             Some(Use {
                 buffer: nb.buffer,
@@ -306,7 +343,7 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
         reason,
     };
     for (i, b) in spec.buffers.iter().enumerate() {
-        if b.element_size == 0 {
+        if b.element_size == 0 && !b.is_sampler() {
             return Err(invalid(format!(
                 "buffer `{}` has 0-byte elements; give it the size of its element type",
                 b.name
@@ -325,7 +362,7 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
     check_fused(spec)?;
     let classes: Vec<BufferClass> = spec.buffers.iter().map(|b| b.class).collect();
     let uses: Vec<Vec<Use>> = spec.nodes.iter().map(|n| node_uses(spec, n)).collect();
-    let analysis = vyre_analysis::analyse(&classes, &uses);
+    let analysis = vyre_analysis::analyse_keyed(&classes, &spec.alias_keys(), &uses);
     if let Some(schedule) = &spec.schedule
         && (*schedule.levels != *analysis.levels || *schedule.slots != *analysis.slots)
     {
@@ -453,6 +490,12 @@ fn check_node(spec: &GraphSpec, node: &NodeSpec) -> Result<()> {
                 spec.buffers.len()
             )));
         };
+        if b.kind.is_texture() || buffer.texture.is_some() {
+            match crate::texture::check_binding(b, buffer) {
+                Some(reason) => return Err(mismatch(reason)),
+                None => continue,
+            }
+        }
         let uniform_binding = b.kind == BindingKind::Uniform;
         let uniform_buffer = buffer.class == BufferClass::Uniform;
         if uniform_binding != uniform_buffer {

@@ -57,6 +57,9 @@ impl MapSlots {
 /// timestamps when it profiles.
 pub(crate) struct Targets<'a> {
     list: SmallVec<[(&'a wgpu::Buffer, &'a mut [u8]); 4]>,
+    /// For each target read from a texture, `(row bytes, padded row
+    /// bytes)`: its padding is stripped while copying.
+    rows: SmallVec<[Option<(usize, usize)>; 4]>,
 }
 
 /// The targets of a run of `plan` into `sinks`; `stamps` receives the
@@ -68,16 +71,19 @@ pub(crate) fn targets<'a>(
     stamps: &'a mut Vec<u8>,
 ) -> Targets<'a> {
     let mut list: SmallVec<[(&wgpu::Buffer, &mut [u8]); 4]> = SmallVec::new();
+    let mut rows = SmallVec::new();
     for (k, sink) in sinks.iter_mut().enumerate() {
         if let Sink::Host(dst) = sink {
             list.push((&plan.readback[k], &mut **dst));
+            rows.push(plan.texture_rows.get(k).copied().flatten());
         }
     }
     if let Some(t) = plan.timer.as_ref().filter(|_| profiling) {
         stamps.resize(t.count as usize * 8, 0);
         list.push((&t.read, &mut stamps[..]));
+        rows.push(None);
     }
-    Targets { list }
+    Targets { list, rows }
 }
 
 impl<'a> Targets<'a> {
@@ -85,7 +91,9 @@ impl<'a> Targets<'a> {
     pub(crate) fn one(buffer: &'a wgpu::Buffer, dst: &'a mut [u8]) -> Self {
         let mut list = SmallVec::new();
         list.push((buffer, dst));
-        Targets { list }
+        let mut rows = SmallVec::new();
+        rows.push(None);
+        Targets { list, rows }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -127,7 +135,7 @@ pub(crate) fn map_and_copy(
     if targets.is_empty() {
         return Ok(0);
     }
-    request(slots, &targets.list)?;
+    request(slots, &targets.list, &targets.rows)?;
     gpu.wait(submission, timeout)?;
     // Another thread's poll may have taken this run's map completions and
     // be about to call their callbacks: give it the time to.
@@ -151,7 +159,7 @@ pub(crate) async fn map_and_copy_async(
     if targets.is_empty() {
         return Ok(0);
     }
-    request(slots, &targets.list)?;
+    request(slots, &targets.list, &targets.rows)?;
     MapWait {
         gpu,
         slots,
@@ -163,7 +171,11 @@ pub(crate) async fn map_and_copy_async(
 }
 
 /// Reset the slots and ask wgpu to map every target.
-fn request(slots: &Arc<MapSlots>, targets: &[(&wgpu::Buffer, &mut [u8])]) -> Result<()> {
+fn request(
+    slots: &Arc<MapSlots>,
+    targets: &[(&wgpu::Buffer, &mut [u8])],
+    rows: &[Option<(usize, usize)>],
+) -> Result<()> {
     if slots.slots.len() < targets.len() {
         return Err(BackendError::ReadbackFailed {
             reason: "more readback buffers than map slots; this is a bug in vyre, please report it"
@@ -175,8 +187,13 @@ fn request(slots: &Arc<MapSlots>, targets: &[(&wgpu::Buffer, &mut [u8])]) -> Res
     }
     for (i, (buffer, dst)) in targets.iter().enumerate() {
         let slots = Arc::clone(slots);
+        let len = match rows.get(i).copied().flatten() {
+            // A texture's readback buffer holds padded rows: map all of it.
+            Some(_) => buffer.size(),
+            None => map_len(dst.len()),
+        };
         buffer
-            .slice(..map_len(dst.len()))
+            .slice(..len)
             .map_async(wgpu::MapMode::Read, move |r| {
                 let state = match r {
                     Ok(()) => MAPPED,
@@ -233,15 +250,21 @@ fn finish(gpu: &Gpu, slots: &MapSlots, targets: &mut Targets<'_>) -> Result<u64>
         return Err(BackendError::ReadbackFailed { reason });
     }
     let mut total = 0u64;
-    for (buffer, dst) in targets.list.iter_mut() {
+    for ((buffer, dst), rows) in targets.list.iter_mut().zip(&targets.rows) {
         {
-            let view = buffer
-                .slice(..map_len(dst.len()))
-                .get_mapped_range()
-                .map_err(|e| BackendError::ReadbackFailed {
+            let len = match rows {
+                Some(_) => buffer.size(),
+                None => map_len(dst.len()),
+            };
+            let view = buffer.slice(..len).get_mapped_range().map_err(|e| {
+                BackendError::ReadbackFailed {
                     reason: e.to_string(),
-                })?;
-            dst.copy_from_slice(&view[..dst.len()]);
+                }
+            })?;
+            match rows {
+                Some((row, padded)) => crate::texture::strip_rows(&view, dst, *row, *padded),
+                None => dst.copy_from_slice(&view[..dst.len()]),
+            }
         }
         buffer.unmap();
         total += dst.len() as u64;

@@ -77,6 +77,15 @@ pub(crate) fn encode(
         .zip(&program.host_outputs)
         .enumerate()
     {
+        if let (Some(shape), Some(texture), Sink::Host(_)) = (
+            program.spec.buffers[b].texture_shape(),
+            plan.texture_of(program, b),
+            sink,
+        ) {
+            crate::texture::copy_out(encoder, texture, &plan.readback[k], shape, plan.n);
+            reads_back = true;
+            continue;
+        }
         let src = plan.buffer_of(program, b);
         let bytes = round4(plan.bytes[b]);
         match sink {

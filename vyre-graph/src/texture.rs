@@ -1,0 +1,286 @@
+//! Textures and samplers of a launch plan: the checks of a texture binding
+//! against its graph resource, bind group layout entries, creation,
+//! uploads (`Queue::write_texture`, tightly packed host rows) and the copy
+//! to a readback buffer whose rows are padded to wgpu's 256-byte
+//! `COPY_BYTES_PER_ROW_ALIGNMENT` (stripped again when read back, never
+//! seen by the user).
+
+use crate::gpu::Gpu;
+use crate::spec::{
+    AddressMode, BindingKind, BindingSpec, BufferSpec, Filter, SampleType,
+    SamplerSpec, TextureAccess, TextureResource, TextureShape,
+};
+
+/// A texture of a launch plan and its one view.
+pub(crate) struct TextureSlot {
+    pub(crate) texture: wgpu::Texture,
+    pub(crate) view: wgpu::TextureView,
+}
+
+/// Why kernel binding `b` cannot bind graph resource `buffer`, if it
+/// cannot (a texture binding needs a texture or sampler of the right kind
+/// and format; a buffer binding needs a buffer).
+pub(crate) fn check_binding(b: &BindingSpec, buffer: &BufferSpec) -> Option<String> {
+    match (b.kind, &buffer.texture) {
+        (BindingKind::Sampler { filtering }, Some(TextureResource::Sampler(s))) => {
+            (filtering != (s.filter == Filter::Linear)).then(|| {
+                format!(
+                    "`{}` is laid out as a {} sampler but sampler `{}` is {:?}; make the layout match the sampler",
+                    b.name,
+                    if filtering { "filtering" } else { "non-filtering" },
+                    buffer.name,
+                    s.filter
+                )
+            })
+        }
+        (BindingKind::SampledTexture { sample }, Some(TextureResource::Texture(shape))) => {
+            let fits = match (sample, shape.format.sample_type()) {
+                (SampleType::Float { filterable }, SampleType::Float { filterable: can }) => {
+                    !filterable || can
+                }
+                (a, f) => a == f,
+            };
+            (!fits).then(|| {
+                format!(
+                    "`{}` reads texels as {sample:?} but texture `{}` is {}; declare the texture with a format of that sample type",
+                    b.name,
+                    buffer.name,
+                    shape.format.name()
+                )
+            })
+        }
+        (BindingKind::StorageTexture { format, .. }, Some(TextureResource::Texture(shape))) => {
+            (format != shape.format).then(|| {
+                format!(
+                    "`{}` is texture_storage_2d<{}> but texture `{}` is {}; declare the texture as {} or change the kernel's format",
+                    b.name,
+                    format.name(),
+                    buffer.name,
+                    shape.format.name(),
+                    format.name()
+                )
+            })
+        }
+        (kind, Some(_)) if !kind.is_texture() => Some(format!(
+            "`{}` is {} but `{}` is a texture or sampler; bind a buffer",
+            b.name,
+            kind.wgsl(),
+            buffer.name
+        )),
+        (kind, None) if kind.is_texture() => Some(format!(
+            "`{}` is {} but `{}` is a buffer; bind a graph texture or sampler",
+            b.name,
+            kind.wgsl(),
+            buffer.name
+        )),
+        (kind, Some(_)) if kind.is_texture() => Some(format!(
+            "`{}` is {} but `{}` is the other kind of texture resource; bind a texture to texture bindings and a sampler to sampler bindings",
+            b.name,
+            kind.wgsl(),
+            buffer.name
+        )),
+        _ => None,
+    }
+}
+
+/// The bind group layout type of a texture or sampler binding (`None` for a
+/// buffer binding).
+pub(crate) fn binding_type(kind: BindingKind) -> Option<wgpu::BindingType> {
+    Some(match kind {
+        BindingKind::SampledTexture { sample } => wgpu::BindingType::Texture {
+            sample_type: match sample {
+                SampleType::Float { filterable } => wgpu::TextureSampleType::Float { filterable },
+                SampleType::Uint => wgpu::TextureSampleType::Uint,
+                SampleType::Sint => wgpu::TextureSampleType::Sint,
+            },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        BindingKind::StorageTexture { format, access } => wgpu::BindingType::StorageTexture {
+            access: match access {
+                TextureAccess::Read => wgpu::StorageTextureAccess::ReadOnly,
+                TextureAccess::Write => wgpu::StorageTextureAccess::WriteOnly,
+                TextureAccess::ReadWrite => wgpu::StorageTextureAccess::ReadWrite,
+            },
+            format: format.wgpu(),
+            view_dimension: wgpu::TextureViewDimension::D2,
+        },
+        BindingKind::Sampler { filtering } => wgpu::BindingType::Sampler(if filtering {
+            wgpu::SamplerBindingType::Filtering
+        } else {
+            wgpu::SamplerBindingType::NonFiltering
+        }),
+        _ => return None,
+    })
+}
+
+/// Bytes of one row of `width` texels in a buffer that is copied to or from
+/// a texture: padded to `COPY_BYTES_PER_ROW_ALIGNMENT` (256).
+pub(crate) fn padded_row(shape: &TextureShape, n: u64) -> u64 {
+    let row = shape
+        .width
+        .eval(n)
+        .saturating_mul(u64::from(shape.format.texel_bytes()));
+    row.next_multiple_of(u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT))
+}
+
+/// Bytes of a readback buffer for the texture: padded rows.
+pub(crate) fn readback_bytes(shape: &TextureShape, n: u64) -> u64 {
+    padded_row(shape, n).saturating_mul(shape.height.eval(n))
+}
+
+fn extent(shape: &TextureShape, n: u64) -> wgpu::Extent3d {
+    let [w, h] = shape.size(n);
+    wgpu::Extent3d {
+        width: u32::try_from(w).unwrap_or(u32::MAX),
+        height: u32::try_from(h).unwrap_or(u32::MAX),
+        depth_or_array_layers: 1,
+    }
+}
+
+/// The usages of a graph texture: it may be sampled and stored (its
+/// kernels decide which), copied in and out.
+fn usage() -> wgpu::TextureUsages {
+    wgpu::TextureUsages::TEXTURE_BINDING
+        | wgpu::TextureUsages::STORAGE_BINDING
+        | wgpu::TextureUsages::COPY_SRC
+        | wgpu::TextureUsages::COPY_DST
+}
+
+/// A texture for `shape` at problem size `n`, and its view.
+pub(crate) fn create(gpu: &Gpu, label: &str, shape: &TextureShape, n: u64) -> TextureSlot {
+    let texture = gpu.device().create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: extent(shape, n),
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: shape.format.wgpu(),
+        usage: usage(),
+        view_formats: &[],
+    });
+    let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+    TextureSlot { texture, view }
+}
+
+/// The graph's sampler `s`.
+pub(crate) fn create_sampler(gpu: &Gpu, label: &str, s: &SamplerSpec) -> wgpu::Sampler {
+    let address = match s.address {
+        AddressMode::Clamp => wgpu::AddressMode::ClampToEdge,
+        AddressMode::Repeat => wgpu::AddressMode::Repeat,
+        AddressMode::Mirror => wgpu::AddressMode::MirrorRepeat,
+    };
+    let filter = match s.filter {
+        Filter::Nearest => wgpu::FilterMode::Nearest,
+        Filter::Linear => wgpu::FilterMode::Linear,
+    };
+    gpu.device().create_sampler(&wgpu::SamplerDescriptor {
+        label: Some(label),
+        address_mode_u: address,
+        address_mode_v: address,
+        address_mode_w: address,
+        mag_filter: filter,
+        min_filter: filter,
+        ..Default::default()
+    })
+}
+
+/// Upload tightly packed host texels (`width * texel_bytes` per row) into
+/// `texture`; it lands before the run's submission.
+pub(crate) fn upload(gpu: &Gpu, texture: &wgpu::Texture, shape: &TextureShape, n: u64, bytes: &[u8]) {
+    let size = extent(shape, n);
+    gpu.queue().write_texture(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d::ZERO,
+            aspect: wgpu::TextureAspect::All,
+        },
+        bytes,
+        wgpu::TexelCopyBufferLayout {
+            offset: 0,
+            bytes_per_row: Some(size.width.saturating_mul(shape.format.texel_bytes())),
+            rows_per_image: Some(size.height),
+        },
+        size,
+    );
+}
+
+/// Record the copy of `texture` into `buffer`, rows padded to 256 bytes.
+pub(crate) fn copy_out(
+    encoder: &mut wgpu::CommandEncoder,
+    texture: &wgpu::Texture,
+    buffer: &wgpu::Buffer,
+    shape: &TextureShape,
+    n: u64,
+) {
+    let size = extent(shape, n);
+    encoder.copy_texture_to_buffer(
+        wgpu::TexelCopyTextureInfo {
+            texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d::ZERO,
+            aspect: wgpu::TextureAspect::All,
+        },
+        wgpu::TexelCopyBufferInfo {
+            buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(u32::try_from(padded_row(shape, n)).unwrap_or(u32::MAX)),
+                rows_per_image: Some(size.height),
+            },
+        },
+        size,
+    );
+}
+
+/// Copy padded rows (`padded` bytes apart) into tightly packed `dst` rows of
+/// `row` bytes.
+pub(crate) fn strip_rows(src: &[u8], dst: &mut [u8], row: usize, padded: usize) {
+    if row == 0 {
+        return;
+    }
+    for (i, out) in dst.chunks_mut(row).enumerate() {
+        let start = i * padded;
+        if let Some(src) = src.get(start..start + out.len()) {
+            out.copy_from_slice(src);
+        }
+    }
+}
+
+/// `(row bytes, padded row bytes)` of a texture read back into the host.
+pub(crate) fn row_layout(buffer: &BufferSpec, n: u64) -> Option<(usize, usize)> {
+    let shape = buffer.texture_shape()?;
+    let row = shape.width.eval(n) * u64::from(shape.format.texel_bytes());
+    Some((
+        usize::try_from(row).ok()?,
+        usize::try_from(padded_row(shape, n)).ok()?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_stripped_of_their_padding() {
+        let src: Vec<u8> = (0..12).collect();
+        let mut dst = [0u8; 6];
+        strip_rows(&src, &mut dst, 3, 4);
+        assert_eq!(dst, [0, 1, 2, 4, 5, 6]);
+    }
+
+    #[test]
+    fn padded_rows() {
+        use crate::spec::{Extent, TexelFormat};
+        let shape = |w| TextureShape {
+            format: TexelFormat::Rgba8Unorm,
+            width: Extent::constant(w),
+            height: Extent::constant(2),
+        };
+        assert_eq!(padded_row(&shape(1), 0), 256);
+        assert_eq!(padded_row(&shape(64), 0), 256);
+        assert_eq!(padded_row(&shape(65), 0), 512);
+        assert_eq!(readback_bytes(&shape(1000), 0), 4096 * 2);
+    }
+}
