@@ -84,6 +84,8 @@ pub struct BufferOut {
     pub header: Option<RustTy>,
     /// Bytes before the elements.
     pub header_bytes: u32,
+    /// A texture (`len` is its width) or a sampler.
+    pub texture: Option<crate::textures::TextureDecl>,
 }
 
 /// A node's dispatch size.
@@ -247,6 +249,9 @@ pub fn analyse(
     }
     let buffer_index = index_names(buffer_decls.iter().map(|b| &b.name), "buffer", diag);
     for b in &buffer_decls {
+        for e in crate::textures::check_decl(b, native) {
+            diag.push(e);
+        }
         if b.len.extent == Extent::constant(0) {
             diag.error(
                 b.len.span,
@@ -384,14 +389,24 @@ pub fn analyse(
             let storage = k
                 .bindings
                 .iter()
-                .filter(|b| b.kind != BindingKind::Uniform)
+                .filter(|b| b.kind.is_storage_buffer())
                 .count();
-            let uniform = k.bindings.len() - storage;
+            let uniform = k
+                .bindings
+                .iter()
+                .filter(|b| b.kind == BindingKind::Uniform)
+                .count();
             // The first binding over the limit, where the kernel has it.
             let over = |uniforms: bool, max: usize| {
                 k.bindings
                     .iter()
-                    .filter(|b| (b.kind == BindingKind::Uniform) == uniforms)
+                    .filter(|b| {
+                        if uniforms {
+                            b.kind == BindingKind::Uniform
+                        } else {
+                            b.kind.is_storage_buffer()
+                        }
+                    })
                     .nth(max)
                     .and_then(|b| k.sites.global(&b.name))
             };
@@ -514,7 +529,8 @@ pub fn analyse(
 
     // Hazards.
     let classes: Vec<BufferClass> = buffer_decls.iter().map(|b| b.class).collect();
-    let analysis = vyre_analysis::analyse(&classes, &uses);
+    let alias_keys = crate::textures::alias_keys(&buffer_decls);
+    let analysis = vyre_analysis::analyse_keyed(&classes, &alias_keys, &uses);
     let mut reported: Vec<(usize, usize, u8)> = Vec::new();
     for problem in &analysis.problems {
         report_problem(
@@ -595,15 +611,19 @@ pub fn analyse(
                 len: b.len.extent,
                 header: s.header,
                 header_bytes: s.header_bytes,
+                texture: b.texture.clone(),
             })
         })
         .collect();
-    let problem_size = if buffers
-        .iter()
-        .any(|b| matches!(b.class, BufferClass::Input | BufferClass::InOut) && b.len.solvable())
-    {
+    let problem_size = if buffer_decls.iter().any(|b| {
+        matches!(b.class, BufferClass::Input | BufferClass::InOut)
+            && ((b.texture.is_none() && b.len.extent.solvable()) || crate::textures::inferable(b))
+    }) {
         ProblemSize::Infer
-    } else if buffers.iter().any(|b| b.len.depends_on_n())
+    } else if buffer_decls.iter().any(|b| {
+        b.len.extent.depends_on_n()
+            || matches!(&b.texture, Some(crate::textures::TextureDecl::Texture { height, .. }) if height.extent.depends_on_n())
+    })
         || nodes.iter().any(|n| match n.size {
             SizeOut::Invocations(e) => e.depends_on_n(),
             SizeOut::Workgroups(es) => es.iter().any(Extent::depends_on_n),
@@ -613,7 +633,7 @@ pub fn analyse(
     } else {
         ProblemSize::Unused
     };
-    let kernels = kernels
+    let mut kernels: Vec<KernelOut> = kernels
         .into_iter()
         .flatten()
         .zip(kernel_sizes)
@@ -626,6 +646,12 @@ pub fn analyse(
             fold: Fold::XOnly,
         })
         .collect();
+    for message in crate::textures::resolve_layouts(&mut kernels, &nodes, &buffer_decls) {
+        diag.error(header.name.span(), message);
+    }
+    if !diag.is_empty() {
+        return None;
+    }
     Some(GraphAnalysis {
         header,
         kernels,
@@ -970,6 +996,38 @@ impl Ctx<'_> {
             let Some(bdecl) = self.buffer_decls.get(bi) else {
                 continue;
             };
+            if bdecl.texture.is_some() || binding.kind.is_texture() {
+                if let Some(message) =
+                    crate::textures::check_binding(bdecl, binding, &kernel.name.to_string())
+                {
+                    diag.error(span, format!("{message}{in_iteration}"));
+                    continue;
+                }
+                if let Some(slot @ None) = sites.get_mut(bi) {
+                    let format = bdecl.texture.as_ref().and_then(|t| t.format());
+                    *slot = Some(Site {
+                        kernel: kernel.name.to_string(),
+                        binding: binding.name.clone(),
+                        wgsl_type: binding.wgsl_type.clone(),
+                        element: format.map_or(binding.element.clone(), |f| f.texel()),
+                        element_size: format.map_or(binding.element_size, |f| f.bytes()),
+                        header: None,
+                        header_bytes: 0,
+                        span,
+                    });
+                }
+                node_bindings.push((binding.group, binding.binding, bi));
+                let entry = by_buffer.entry(bi).or_insert((binding.access, Vec::new()));
+                entry.0 = entry.0.union(binding.access);
+                entry.1.push((binding.name.clone(), binding.kind));
+                node_sites.entry(bi).or_insert(UseSite {
+                    span,
+                    binding: binding.name.clone(),
+                    kind: binding.kind,
+                    wgsl_type: binding.wgsl_type.clone(),
+                });
+                continue;
+            }
             // Uniform buffers bind to uniforms, everything else to storage.
             let is_uniform_buffer = bdecl.class == BufferClass::Uniform;
             if is_uniform_buffer != (binding.kind == BindingKind::Uniform) {

@@ -23,7 +23,7 @@ fn borrowed_str(s: &str) -> TokenStream {
     quote!(#p::Cow::Borrowed(#s))
 }
 
-fn extent(e: Extent) -> TokenStream {
+pub(crate) fn extent(e: Extent) -> TokenStream {
     let p = private();
     let (mul, div, add) = (
         Literal::u64_suffixed(e.mul),
@@ -76,6 +76,7 @@ fn spec(a: &GraphAnalysis) -> TokenStream {
                 BindingKind::ReadOnlyStorage => quote!(#p::BindingKind::ReadOnlyStorage),
                 BindingKind::ReadWriteStorage => quote!(#p::BindingKind::ReadWriteStorage),
                 BindingKind::Uniform => quote!(#p::BindingKind::Uniform),
+                kind => crate::textures::kind_tokens(kind, &p),
             };
             let element_size = Literal::u32_suffixed(b.element_size);
             let min = Literal::u64_suffixed(b.min_binding_size);
@@ -115,8 +116,9 @@ fn spec(a: &GraphAnalysis) -> TokenStream {
         let element_size = Literal::u32_suffixed(b.element_size);
         let len = extent(b.len);
         let header_bytes = Literal::u32_suffixed(b.header_bytes);
+        let texture = crate::textures::resource_tokens(b.texture.as_ref(), b.len, &p);
         quote! {
-            #p::BufferSpec { name: #bname, class: #class, element_size: #element_size, len: #len, header_bytes: #header_bytes }
+            #p::BufferSpec { name: #bname, class: #class, element_size: #element_size, len: #len, header_bytes: #header_bytes, texture: #texture }
         }
     });
     let nodes = a.nodes.iter().map(node_spec);
@@ -208,7 +210,9 @@ fn element_doc(b: &BufferOut) -> String {
         BufferClass::Intermediate => "intermediate",
         BufferClass::Uniform => "uniform",
     };
-    if b.class == BufferClass::Uniform {
+    if let Some(doc) = crate::textures::doc(b, class) {
+        doc
+    } else if b.class == BufferClass::Uniform {
         format!("`{}` ({class}): one `{}`", b.name, b.element.display())
     } else if let Some(header) = &b.header {
         format!(
@@ -410,7 +414,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
         .buffers
         .iter()
         .enumerate()
-        .filter(|(_, b)| is_host_input(b.class))
+        .filter(|(_, b)| is_host_input(b.class) && !crate::textures::is_sampler(b.texture.as_ref()))
         .collect();
     let outputs: Vec<(usize, &BufferOut)> = a
         .buffers
@@ -728,7 +732,7 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
     let inputs: Vec<Ident> = input
         .buffers
         .iter()
-        .filter(|b| is_host_input(b.class))
+        .filter(|b| is_host_input(b.class) && !crate::textures::is_sampler(b.texture.as_ref()))
         .enumerate()
         .map(|(i, b)| {
             let mut ident = b.name.clone();
@@ -744,7 +748,8 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
         .map(|i| format_ident!("__VyreT{i}"))
         .collect();
     let needs_n = !input.buffers.iter().any(|b| {
-        matches!(b.class, BufferClass::Input | BufferClass::InOut) && b.len.extent.solvable()
+        matches!(b.class, BufferClass::Input | BufferClass::InOut)
+            && ((b.texture.is_none() && b.len.extent.solvable()) || crate::textures::inferable(b))
     });
     let n_param = needs_n.then(|| quote!(_n: u64,));
     let generic_list = (!generics.is_empty()).then(|| quote!(<#(#generics),*>));

@@ -360,7 +360,7 @@ impl<'a> GroupState<'a> {
             match m.binding.kind {
                 BindingKind::ReadOnlyStorage => b.read_only += 1,
                 BindingKind::Uniform => b.uniform += 1,
-                BindingKind::ReadWriteStorage => {}
+                _ => {}
             }
         }
         self.valid(a)

@@ -18,6 +18,7 @@ use crate::diag::Diagnostics;
 /// The keywords that start an item, for messages and error recovery.
 const ITEM_KEYWORDS: &[&str] = &[
     "kernel",
+    "sampler",
     "input",
     "inout",
     "intermediate",
@@ -30,7 +31,7 @@ const ITEM_KEYWORDS: &[&str] = &[
     "fuse",
 ];
 
-const EXPECTED_ITEM: &str = "expected `kernel`, `input`, `inout`, `intermediate`, `output`, `uniform`, `node`, `repeat`, `limits`, `features` or `fuse`";
+const EXPECTED_ITEM: &str = "expected `kernel`, `input`, `inout`, `intermediate`, `output`, `uniform`, `sampler`, `node`, `repeat`, `limits`, `features` or `fuse`";
 
 /// What sizes may look like, for messages.
 pub const EXTENT_FORMS: &str = "sizes are written as an integer, `n`, `K * n`, `n * K`, `(...) / K` (rounds up) or `... + K`, with integer constants `K`";
@@ -93,8 +94,11 @@ pub struct BufferDecl {
     pub class: BufferClass,
     /// The buffer's name.
     pub name: Ident,
-    /// Its length in elements (`uniform`: exactly one).
+    /// Its length in elements (`uniform`: exactly one); a texture's width.
     pub len: ExtentExpr,
+    /// `Some` for a texture (`input texture t[w, h] rgba8unorm;`) or a
+    /// sampler (`sampler s = linear clamp;`).
+    pub texture: Option<crate::textures::TextureDecl>,
 }
 
 /// Element count or invocation count as a function of `n`:
@@ -515,7 +519,15 @@ fn parse_item(input: ParseStream, graph: &mut GraphInput, in_repeat: bool) -> sy
                 "output" => BufferClass::Output,
                 _ => BufferClass::Uniform,
             };
-            let b = parse_buffer(input, class, keyword)?;
+            let b = if is_texture_decl(input) {
+                parse_texture(input, class, keyword)?
+            } else {
+                parse_buffer(input, class, keyword)?
+            };
+            graph.buffers.push(b);
+        }
+        "sampler" => {
+            let b = parse_sampler(input)?;
             graph.buffers.push(b);
         }
         "node" => {
@@ -724,7 +736,131 @@ fn parse_buffer(input: ParseStream, class: BufferClass, keyword: Ident) -> syn::
         len
     };
     expect_semi(input, "after the buffer declaration")?;
-    Ok(BufferDecl { class, name, len })
+    Ok(BufferDecl {
+        class,
+        name,
+        len,
+        texture: None,
+    })
+}
+
+/// Whether `texture name` follows (a buffer may still be called
+/// `texture`: `input texture[n];`).
+fn is_texture_decl(input: ParseStream) -> bool {
+    let fork = input.fork();
+    fork.parse::<Ident>().is_ok_and(|w| w == "texture") && fork.peek(syn::Ident)
+}
+
+/// `texture name[width, height] format;` after the class keyword.
+fn parse_texture(input: ParseStream, class: BufferClass, keyword: Ident) -> syn::Result<BufferDecl> {
+    use crate::textures::{Format, TextureDecl};
+    let texture: Ident = input.parse()?;
+    if class == BufferClass::Uniform {
+        return Err(syn::Error::new(
+            texture.span(),
+            "a texture cannot be `uniform`: declare it `input`, `inout`, `intermediate` or `output`",
+        ));
+    }
+    let name: Ident = input
+        .parse()
+        .map_err(|_| input.error(format!("expected the texture's name after `{keyword} texture`")))?;
+    let shape_help = format!(
+        "expected the texture's size: `{keyword} texture {name}[width, height] rgba8unorm;` ({EXTENT_FORMS})"
+    );
+    if !input.peek(syn::token::Bracket) {
+        return Err(input.error(shape_help));
+    }
+    let content;
+    let bracket = syn::bracketed!(content in input);
+    if content.is_empty() {
+        return Err(syn::Error::new(bracket.span.join(), shape_help));
+    }
+    let width = parse_extent(&content)?;
+    if !content.peek(Token![,]) {
+        return Err(content.error(format!(
+            "expected `,` and the height: a texture is `[width, height]` ({EXTENT_FORMS})"
+        )));
+    }
+    content.parse::<Token![,]>()?;
+    let height = parse_extent(&content)?;
+    if !content.is_empty() {
+        return Err(content.error(format!("unexpected token in the texture's size: {EXTENT_FORMS}")));
+    }
+    let format: Ident = input.parse().map_err(|_| {
+        input.error(format!(
+            "expected the texture's format after its size: one of {}",
+            Format::names()
+        ))
+    })?;
+    let Some(parsed) = Format::by_name(&format.to_string()) else {
+        return Err(syn::Error::new(
+            format.span(),
+            format!(
+                "unknown texture format `{format}`: graph textures are {}",
+                Format::names()
+            ),
+        ));
+    };
+    expect_semi(input, "after the texture declaration")?;
+    Ok(BufferDecl {
+        class,
+        name,
+        len: width,
+        texture: Some(TextureDecl::Texture {
+            format: parsed,
+            height,
+        }),
+    })
+}
+
+/// `sampler name = filter address;`.
+fn parse_sampler(input: ParseStream) -> syn::Result<BufferDecl> {
+    use crate::textures::{Address, Filter, TextureDecl};
+    const FORM: &str = "a sampler is `sampler name = nearest|linear clamp|repeat|mirror;`";
+    let name: Ident = input
+        .parse()
+        .map_err(|_| input.error(format!("expected the sampler's name: {FORM}")))?;
+    if !input.peek(Token![=]) {
+        return Err(input.error(format!("expected `=` after `sampler {name}`: {FORM}")));
+    }
+    input.parse::<Token![=]>()?;
+    let filter: Ident = input
+        .parse()
+        .map_err(|_| input.error(format!("expected `nearest` or `linear`: {FORM}")))?;
+    let filter = match filter.to_string().as_str() {
+        "nearest" => Filter::Nearest,
+        "linear" => Filter::Linear,
+        _ => {
+            return Err(syn::Error::new(
+                filter.span(),
+                format!("unknown filter `{filter}`: {FORM}"),
+            ));
+        }
+    };
+    let address: Ident = input
+        .parse()
+        .map_err(|_| input.error(format!("expected `clamp`, `repeat` or `mirror`: {FORM}")))?;
+    let address = match address.to_string().as_str() {
+        "clamp" => Address::Clamp,
+        "repeat" => Address::Repeat,
+        "mirror" => Address::Mirror,
+        _ => {
+            return Err(syn::Error::new(
+                address.span(),
+                format!("unknown address mode `{address}`: {FORM}"),
+            ));
+        }
+    };
+    expect_semi(input, "after the sampler declaration")?;
+    Ok(BufferDecl {
+        class: BufferClass::Input,
+        len: ExtentExpr {
+            extent: Extent::constant(1),
+            span: name.span(),
+        },
+        name,
+        texture: Some(TextureDecl::Sampler { filter, address }),
+    })
 }
 
 fn parse_node(input: ParseStream, keyword: Ident) -> syn::Result<NodeDecl> {

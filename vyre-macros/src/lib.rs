@@ -47,6 +47,7 @@ mod reflect;
 mod rust_types;
 mod sites;
 mod suggest;
+mod textures;
 mod timings;
 mod validate;
 

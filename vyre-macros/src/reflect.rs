@@ -29,6 +29,26 @@ pub enum BindingKind {
     ReadWriteStorage,
     /// `var<uniform>`
     Uniform,
+    /// `texture_2d<T>`; `filterable` is decided by the graph texture it is
+    /// bound to (`textures.rs`).
+    SampledTexture {
+        /// What texels read as.
+        sample: crate::textures::Sample,
+        /// Whether the bound format may be filtered.
+        filterable: bool,
+    },
+    /// `texture_storage_2d<format, access>`.
+    StorageTexture {
+        /// The declared format.
+        format: crate::textures::Format,
+        /// The declared access.
+        access: crate::textures::TexAccess,
+    },
+    /// `sampler`; `filtering` is decided by the graph sampler bound to it.
+    Sampler {
+        /// Whether the bound sampler is `linear`.
+        filtering: bool,
+    },
 }
 
 impl BindingKind {
@@ -38,7 +58,28 @@ impl BindingKind {
             BindingKind::ReadOnlyStorage => "var<storage, read>",
             BindingKind::ReadWriteStorage => "var<storage, read_write>",
             BindingKind::Uniform => "var<uniform>",
+            BindingKind::SampledTexture { .. }
+            | BindingKind::StorageTexture { .. }
+            | BindingKind::Sampler { .. } => "var",
         }
+    }
+
+    /// Whether it binds a texture or a sampler.
+    pub fn is_texture(self) -> bool {
+        matches!(
+            self,
+            BindingKind::SampledTexture { .. }
+                | BindingKind::StorageTexture { .. }
+                | BindingKind::Sampler { .. }
+        )
+    }
+
+    /// Whether it binds a storage buffer.
+    pub fn is_storage_buffer(self) -> bool {
+        matches!(
+            self,
+            BindingKind::ReadOnlyStorage | BindingKind::ReadWriteStorage
+        )
     }
 }
 
@@ -310,11 +351,72 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
                 }
             }
             AddressSpace::Uniform => BindingKind::Uniform,
+            AddressSpace::Handle => {
+                let wgsl = converter.wgsl(global.ty);
+                let inner = module.types.get_handle(global.ty).map(|t| &t.inner);
+                let kind = inner
+                    .map_err(|e| e.to_string())
+                    .and_then(|inner| crate::textures::reflect_kind(inner, &wgsl));
+                match kind {
+                    Ok(kind) => {
+                        let (element, element_size) = crate::textures::binding_element(kind);
+                        let access = match kind {
+                            BindingKind::StorageTexture { access, .. } => match access {
+                                crate::textures::TexAccess::Read => Access::Read,
+                                crate::textures::TexAccess::Write => Access::Write,
+                                crate::textures::TexAccess::ReadWrite => {
+                                    match (
+                                        usage.contains(GlobalUse::READ),
+                                        usage.contains(GlobalUse::WRITE),
+                                    ) {
+                                        (true, true) => Access::ReadWrite,
+                                        (false, true) => Access::Write,
+                                        _ => Access::Read,
+                                    }
+                                }
+                            },
+                            _ => Access::Read,
+                        };
+                        if let Some(other) = seen.insert((rb.group, rb.binding), gname.clone()) {
+                            errors.push(syn::Error::new(
+                                name.span(),
+                                format!(
+                                    "kernel `{name}`: `{other}` and `{gname}` both use group {}, binding {}",
+                                    rb.group, rb.binding
+                                ),
+                            ));
+                            continue;
+                        }
+                        bindings.push(ReflectedBinding {
+                            name: gname,
+                            group: rb.group,
+                            binding: rb.binding,
+                            kind,
+                            element_size,
+                            min_binding_size: 0,
+                            access,
+                            wgsl_type: wgsl,
+                            element,
+                            min_elements: None,
+                            header: None,
+                            header_bytes: 0,
+                        });
+                    }
+                    Err(message) => errors.push(syn::Error::new(
+                        name.span(),
+                        format!(
+                            "kernel `{name}` binds `{gname}` (group {}, binding {}): {message}",
+                            rb.group, rb.binding
+                        ),
+                    )),
+                }
+                continue;
+            }
             _ => {
                 errors.push(syn::Error::new(
                     name.span(),
                     format!(
-                        "kernel `{name}` binds `{gname}: {}` (group {}, binding {}); graph! kernels bind only storage and uniform buffers",
+                        "kernel `{name}` binds `{gname}: {}` (group {}, binding {}); graph! kernels bind only storage and uniform buffers, textures and samplers",
                         converter.wgsl(global.ty),
                         rb.group,
                         rb.binding

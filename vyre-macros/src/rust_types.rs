@@ -48,12 +48,15 @@ pub enum Prim {
     F64,
     /// `f16` (`half::f16`)
     F16,
+    /// `u8`: only a texel channel (`rgba8unorm`), never a WGSL type.
+    U8,
 }
 
 impl Prim {
     /// Size in bytes.
     pub fn size(self) -> u64 {
         match self {
+            Prim::U8 => 1,
             Prim::F16 => 2,
             Prim::F32 | Prim::U32 | Prim::I32 => 4,
             Prim::U64 | Prim::I64 | Prim::F64 => 8,
@@ -70,6 +73,7 @@ impl Prim {
             Prim::I64 => "i64",
             Prim::F64 => "f64",
             Prim::F16 => "half::f16",
+            Prim::U8 => "u8",
         }
     }
 }
@@ -94,6 +98,7 @@ impl RustTy {
             RustTy::Prim(Prim::I64) => quote!(i64),
             RustTy::Prim(Prim::F64) => quote!(f64),
             RustTy::Prim(Prim::F16) => quote!(::vyre_graph::__private::half::f16),
+            RustTy::Prim(Prim::U8) => quote!(u8),
             RustTy::Array(t, n) => {
                 let t = t.tokens();
                 let n = *n as usize;
