@@ -1,12 +1,18 @@
 //! A separable Gaussian blur (radius 8, sigma 3) of a generated RGBA8
-//! image: a horizontal pass into an f32 image, then a vertical pass.
+//! image: a horizontal pass into an f32 image, then a vertical pass, on
+//! textures (`BlurTexture`: the input is a sampled rgba8unorm texture read
+//! through a linear sampler, the intermediate and the output are
+//! rgba32float storage textures) and, for comparison, on buffers (`Blur`).
 //!
-//! It shows a `uniform` buffer whose WGSL struct `graph!` turns into a Rust
-//! struct (`Params`, with WGSL's padding made explicit), two entry points of
-//! one WGSL file (`entry "horizontal"`, `entry "vertical"`), and vector
-//! elements (`array<vec4<f32>>` is a `Vec<[f32; 4]>`). The result is
-//! checked against a CPU blur (max abs error 1e-4 on a 0..1 scale) and
-//! written beside the input as `target/blur.png`.
+//! It shows graph textures and samplers (`input texture image[n, 3 * n /
+//! 4] rgba8unorm;`, `sampler lin = linear clamp;`), a `uniform` buffer
+//! whose WGSL struct `graph!` turns into a Rust struct (`Params`, with
+//! WGSL's padding made explicit), two entry points of one WGSL file
+//! (`entry "horizontal"`, `entry "vertical"`), and vector elements
+//! (`array<vec4<f32>>` is a `Vec<[f32; 4]>`). Both results are checked
+//! against a CPU blur (max abs error 1e-4 on a 0..1 scale); the texture
+//! graph's is written beside the input as `target/blur.png`. Both times are
+//! printed.
 //!
 //! ```text
 //! cargo run --release --example blur          # 1024 x 768
@@ -40,6 +46,31 @@ graph! {
 
     node horizontal(params: params, image: image, rows: rows) over n;
     node vertical(params: params, rows: rows, blurred: blurred) over n;
+}
+
+/// The texture graph, in its own module: its kernels' `Params` struct
+/// becomes `texture::Params`, beside the buffer graph's `Params`.
+mod texture {
+    use vyre_graph::graph;
+
+    graph! {
+    /// The same blur on textures: `n` is the width; the input is sampled
+    /// through a linear sampler at texel centres (exact), the passes write
+    /// rgba32float storage textures.
+    pub struct BlurTexture;
+
+    kernel horizontal = file "examples/kernels/blur/blur_texture.wgsl" entry "horizontal";
+    kernel vertical = file "examples/kernels/blur/blur_texture.wgsl" entry "vertical";
+
+    input texture image[n, 3 * n / 4] rgba8unorm;
+    sampler lin = linear clamp;
+    uniform params;
+    intermediate texture rows[n, 3 * n / 4] rgba32float;
+    output texture blurred[n, 3 * n / 4] rgba32float;
+
+    node horizontal(params: params, image: image, lin: lin, rows_out: rows) grid [n / 16, 3 * n / 64, 1];
+    node vertical(params: params, rows_in: rows, blurred: blurred) grid [n / 16, 3 * n / 64, 1];
+    }
 }
 
 const RADIUS: usize = 8;
@@ -165,14 +196,16 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
             .map_err(|e| format!("the width `{arg}` is not a number: {e}"))?,
         None => 1024,
     };
-    let height = width * 3 / 4;
-    if height == 0 || width > 8192 {
+    // The texture graph's height, `3 * n / 4`, rounds up.
+    let height = (width * 3).div_ceil(4);
+    if width < 2 || width > 8192 {
         return Err(format!("the width must be between 2 and 8192, not {width}").into());
     }
 
     let gpu = Gpu::new()?;
     println!("adapter: {}", gpu.adapter());
     let blur = Blur::new(&gpu)?;
+    let blur_texture = texture::BlurTexture::new(&gpu)?;
 
     let weights = gaussian_weights(RADIUS, SIGMA);
     let mut params = Params {
@@ -186,33 +219,49 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     }
     let image = test_card(width, height);
 
-    let (gpu_time, out) = median_time(5, || blur.run(&image, &params))?;
+    let texels: Vec<[u8; 4]> = image.iter().map(|p| p.to_le_bytes()).collect();
+    let texture_params = texture::Params {
+        width: params.width,
+        height: params.height,
+        radius: params.radius,
+        weights: params.weights,
+        ..texture::Params::default()
+    };
+
+    let (buffer_time, out) = median_time(5, || blur.run(&image, &params))?;
+    let (texture_time, out_texture) =
+        median_time(5, || blur_texture.run(width as u64, &texels, &texture_params))?;
     let start = Instant::now();
     let expected = blur_cpu(&image, width, height, &weights);
     let cpu_time = start.elapsed();
 
-    let max_error = out
-        .blurred
-        .iter()
-        .flatten()
-        .zip(expected.iter().flatten())
-        .map(|(got, want)| (got - want).abs())
-        .fold(0.0f32, f32::max);
-    if max_error.is_nan() || max_error > TOLERANCE {
-        eprintln!("mismatch: max abs error {max_error:e} exceeds {TOLERANCE:e}");
-        return Ok(false);
+    for (what, blurred) in [("buffers", &out.blurred), ("textures", &out_texture.blurred)] {
+        let max_error = blurred
+            .iter()
+            .flatten()
+            .zip(expected.iter().flatten())
+            .map(|(got, want)| (got - want).abs())
+            .fold(0.0f32, f32::max);
+        if blurred.len() != expected.len() || max_error.is_nan() || max_error > TOLERANCE {
+            eprintln!(
+                "mismatch ({what}): {} pixels, max abs error {max_error:e} exceeds {TOLERANCE:e}",
+                blurred.len()
+            );
+            return Ok(false);
+        }
+        println!(
+            "{width}x{height} blur on {what} (radius {RADIUS}, sigma {SIGMA}) matches the CPU reference: max abs error {max_error:e} (tolerance {TOLERANCE:e})"
+        );
     }
     println!(
-        "{width}x{height} blur (radius {RADIUS}, sigma {SIGMA}) matches the CPU reference: max abs error {max_error:e} (tolerance {TOLERANCE:e})"
-    );
-    println!(
-        "GPU graph run (median of 5, with upload and readback): {:.2} ms; CPU reference: {:.2} ms",
-        gpu_time.as_secs_f64() * 1e3,
+        "GPU graph run (median of 5, with upload and readback): textures {:.2} ms, buffers {:.2} ms; CPU reference: {:.2} ms",
+        texture_time.as_secs_f64() * 1e3,
+        buffer_time.as_secs_f64() * 1e3,
         cpu_time.as_secs_f64() * 1e3
     );
 
     let path = Path::new("target").join("blur.png");
-    write_png(&path, &image, &out.blurred, width, height)?;
+    write_png(&path, &image, &out_texture.blurred, width, height)?;
     let shown = std::fs::canonicalize(&path).unwrap_or(path);
     println!("wrote input | blurred side by side to {}", shown.display());
     Ok(true)
