@@ -131,6 +131,18 @@ const WGSL_SNIPPETS: &[&str] = &[
     "arrayLength(&",
     "enable f16;",
     "diagnostic(off, derivative_uniformity);",
+    "texture_2d<f32>",
+    "texture_2d<u32>",
+    "texture_2d_array<f32>",
+    "texture_storage_2d<rgba8unorm, write>",
+    "texture_storage_2d<r32float, read_write>",
+    "texture_storage_2d<rgba8uint, read>",
+    "sampler",
+    "sampler_comparison",
+    "textureStore(",
+    "textureLoad(",
+    "textureSampleLevel(",
+    "textureDimensions(",
 ];
 
 // ---------------------------------------------------------------------------
