@@ -1,0 +1,24 @@
+// A sampler bound to a texture binding, and a texture bound to a sampler.
+use vyre_graph::graph;
+
+graph! {
+    pub struct Blur;
+
+    kernel blur = "
+        @group(0) @binding(0) var src: texture_2d<f32>;
+        @group(0) @binding(1) var s: sampler;
+        @group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x < arrayLength(&out) { out[g.x] = textureSampleLevel(src, s, vec2<f32>(0.5), 0.0); }
+        }
+    ";
+
+    input texture img[16, 16] rgba8unorm;
+    sampler lin = linear clamp;
+    output out[n];
+
+    node blur(src: lin, s: img, out: out) over n;
+}
+
+fn main() {}
