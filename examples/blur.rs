@@ -198,7 +198,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     };
     // The texture graph's height, `3 * n / 4`, rounds up.
     let height = (width * 3).div_ceil(4);
-    if width < 2 || width > 8192 {
+    if !(2..=8192).contains(&width) {
         return Err(format!("the width must be between 2 and 8192, not {width}").into());
     }
 
@@ -229,13 +229,17 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     };
 
     let (buffer_time, out) = median_time(5, || blur.run(&image, &params))?;
-    let (texture_time, out_texture) =
-        median_time(5, || blur_texture.run(width as u64, &texels, &texture_params))?;
+    let (texture_time, out_texture) = median_time(5, || {
+        blur_texture.run(width as u64, &texels, &texture_params)
+    })?;
     let start = Instant::now();
     let expected = blur_cpu(&image, width, height, &weights);
     let cpu_time = start.elapsed();
 
-    for (what, blurred) in [("buffers", &out.blurred), ("textures", &out_texture.blurred)] {
+    for (what, blurred) in [
+        ("buffers", &out.blurred),
+        ("textures", &out_texture.blurred),
+    ] {
         let max_error = blurred
             .iter()
             .flatten()

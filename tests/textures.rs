@@ -47,7 +47,13 @@ fn storage_texture_write_with_rows_that_need_padding() {
         assert_eq!(out.img.len(), width * 3, "width {width}");
         let expected = pattern_cpu(width, 3);
         for (i, (got, want)) in out.img.iter().zip(&expected).enumerate() {
-            assert_eq!(got, want, "width {width}, texel ({}, {})", i % width, i / width);
+            assert_eq!(
+                got,
+                want,
+                "width {width}, texel ({}, {})",
+                i % width,
+                i / width
+            );
         }
     }
 }
@@ -90,7 +96,12 @@ fn sample_image() -> Vec<[u8; 4]> {
     (0..SW * SH)
         .map(|i| {
             let (x, y) = (i % SW, i / SW);
-            [(x * 17) as u8, (y * 31) as u8, ((x * y * 7) % 256) as u8, 255 - (x * 9) as u8]
+            [
+                (x * 17) as u8,
+                (y * 31) as u8,
+                ((x * y * 7) % 256) as u8,
+                255 - (x * 9) as u8,
+            ]
         })
         .collect()
 }
@@ -115,14 +126,13 @@ fn linear_cpu(image: &[[u8; 4]], uv: [f32; 2]) -> [f32; 4] {
     let (x0, y0) = (fx.floor(), fy.floor());
     let (ax, ay) = (fx - x0, fy - y0);
     let (x0, y0) = (x0 as i64, y0 as i64);
-    let mut out = [0.0; 4];
-    for c in 0..4 {
-        let top = texel(image, x0, y0)[c] * (1.0 - ax) + texel(image, x0 + 1, y0)[c] * ax;
-        let bottom =
-            texel(image, x0, y0 + 1)[c] * (1.0 - ax) + texel(image, x0 + 1, y0 + 1)[c] * ax;
-        out[c] = top * (1.0 - ay) + bottom * ay;
-    }
-    out
+    let (a, b) = (texel(image, x0, y0), texel(image, x0 + 1, y0));
+    let (c, d) = (texel(image, x0, y0 + 1), texel(image, x0 + 1, y0 + 1));
+    std::array::from_fn(|k| {
+        let top = a[k] * (1.0 - ax) + b[k] * ax;
+        let bottom = c[k] * (1.0 - ax) + d[k] * ax;
+        top * (1.0 - ay) + bottom * ay
+    })
 }
 
 #[test]
@@ -145,7 +155,11 @@ fn sampled_texture_read_with_nearest_and_linear_samplers() {
         // Keep off exact texel boundaries, where nearest may round either way.
         let nudge = |t: f32, size: usize| {
             let f = (t * size as f32).fract();
-            if f.abs() < 0.01 || f > 0.99 { t + 0.1 / size as f32 } else { t }
+            if f.abs() < 0.01 || f > 0.99 {
+                t + 0.1 / size as f32
+            } else {
+                t
+            }
         };
         coords.push([nudge(u, SW), nudge(v, SH)]);
     }
@@ -225,7 +239,14 @@ graph! {
 
 fn chain_input(n: usize) -> Vec<[u8; 4]> {
     (0..n * n.div_ceil(2))
-        .map(|i| [(i * 7 % 256) as u8, (i * 13 % 256) as u8, (i % 251) as u8, 200])
+        .map(|i| {
+            [
+                (i * 7 % 256) as u8,
+                (i * 13 % 256) as u8,
+                (i % 251) as u8,
+                200,
+            ]
+        })
         .collect()
 }
 
@@ -249,7 +270,10 @@ fn texture_chain_of_three_nodes() {
     let gpu = common::gpu();
     let graph = Chain::new(&gpu).expect("graph");
     // t1 and t2 are live at once (node 1 reads t1 and writes t2): no sharing.
-    assert_eq!(Chain::SPEC.schedule.as_ref().expect("schedule").slots[..], [0, 1, 2, 3]);
+    assert_eq!(
+        Chain::SPEC.schedule.as_ref().expect("schedule").slots[..],
+        [0, 1, 2, 3]
+    );
     for n in [1usize, 9, 64, 70] {
         let input = chain_input(n);
         let out = graph.run(n as u64, &input).expect("run");
@@ -265,11 +289,17 @@ fn wrong_texel_count_then_a_correct_run_of_the_same_graph() {
     let input = chain_input(10);
     let err = graph.run(10, &input[1..]).expect_err("one texel short");
     let message = err.to_string();
-    assert!(matches!(err, BackendError::TextureMismatch { .. }), "{message}");
+    assert!(
+        matches!(err, BackendError::TextureMismatch { .. }),
+        "{message}"
+    );
     assert!(message.contains("10 x 5 texels"), "{message}");
     assert!(message.contains("passed 49 texels"), "{message}");
     let err = graph.run(0, &input[..0]).expect_err("n = 0");
-    assert!(matches!(err, BackendError::InvalidProblemSize { .. }), "{err}");
+    assert!(
+        matches!(err, BackendError::InvalidProblemSize { .. }),
+        "{err}"
+    );
     let out = graph.run(10, &input).expect("run after the errors");
     check_chain(&input, &out.out, &[|v| v * 2.0, |v| v + 1.0, |v| v * 0.5]);
 }
@@ -336,13 +366,17 @@ fn intermediate_textures_of_one_shape_share_a_texture() {
             let want: f32 = a
                 .iter()
                 .map(|&c| {
-                    let mut v = vyre_graph::half::f16::from_f32(f32::from(c) / 255.0 + 0.25).to_f32();
+                    let mut v =
+                        vyre_graph::half::f16::from_f32(f32::from(c) / 255.0 + 0.25).to_f32();
                     v = vyre_graph::half::f16::from_f32(v + 0.25).to_f32();
                     vyre_graph::half::f16::from_f32(v + 0.25).to_f32()
                 })
                 .sum();
             // f16 rounding: at most one ulp (2^-10 below 2) a step, three steps, four channels.
-            assert!((got - want).abs() <= 12.0 / 1024.0, "texel {i}: GPU {got} vs CPU {want}");
+            assert!(
+                (got - want).abs() <= 12.0 / 1024.0,
+                "texel {i}: GPU {got} vs CPU {want}"
+            );
         }
     }
 }

@@ -56,12 +56,11 @@ impl HandGraph {
                                 ty: wgpu::BindingType::Buffer {
                                     ty: match b.kind {
                                         BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
-                                        BindingKind::ReadOnlyStorage => {
-                                            wgpu::BufferBindingType::Storage { read_only: true }
-                                        }
                                         BindingKind::ReadWriteStorage => {
                                             wgpu::BufferBindingType::Storage { read_only: false }
                                         }
+                                        // Read-only storage (these graphs bind no textures).
+                                        _ => wgpu::BufferBindingType::Storage { read_only: true },
                                     },
                                     has_dynamic_offset: false,
                                     min_binding_size: None,

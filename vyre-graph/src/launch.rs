@@ -318,12 +318,7 @@ fn size(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result
 
 /// A texture's bytes at `n`, checked against the device's
 /// `max_texture_dimension_2d` and for emptiness.
-fn texture_bytes(
-    gpu: &Gpu,
-    name: &str,
-    shape: &crate::spec::TextureShape,
-    n: u64,
-) -> Result<u64> {
+fn texture_bytes(gpu: &Gpu, name: &str, shape: &crate::spec::TextureShape, n: u64) -> Result<u64> {
     let [w, h] = shape.size(n);
     if w == 0 || h == 0 {
         return Err(BackendError::InvalidProblemSize {
@@ -337,7 +332,9 @@ fn texture_bytes(
     if w.max(h) > max {
         return Err(BackendError::BufferTooLarge {
             buffer: name.to_string(),
-            bytes: shape.texels(n).saturating_mul(u64::from(shape.format.texel_bytes())),
+            bytes: shape
+                .texels(n)
+                .saturating_mul(u64::from(shape.format.texel_bytes())),
             limit: "the device's `max_texture_dimension_2d` (in texels per side, not bytes)",
             max,
         });

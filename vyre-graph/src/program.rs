@@ -256,16 +256,23 @@ fn dispatches(spec: &GraphSpec) -> Vec<Dispatch> {
 
 /// A texture's host data must be exactly its texels; a resident buffer
 /// cannot stand in for a texture.
-fn check_texture_io(spec: &crate::spec::BufferSpec, n: u64, bytes: u64, device: bool) -> Result<()> {
+fn check_texture_io(
+    spec: &crate::spec::BufferSpec,
+    n: u64,
+    bytes: u64,
+    device: bool,
+) -> Result<()> {
     let Some(shape) = spec.texture_shape() else {
         return Ok(());
     };
     let texel = u64::from(shape.format.texel_bytes());
     let given = if device {
-        format!("passed a resident buffer of {bytes} bytes (resident textures are not supported yet: pass host texels)")
+        format!(
+            "passed a resident buffer of {bytes} bytes (resident textures are not supported yet: pass host texels)"
+        )
     } else if bytes == shape.texels(n).saturating_mul(texel) {
         return Ok(());
-    } else if bytes % texel == 0 {
+    } else if bytes.is_multiple_of(texel) {
         format!("passed {} texels", bytes / texel)
     } else {
         format!("passed {bytes} bytes, not whole {texel}-byte texels")

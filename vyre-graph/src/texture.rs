@@ -7,8 +7,8 @@
 
 use crate::gpu::Gpu;
 use crate::spec::{
-    AddressMode, BindingKind, BindingSpec, BufferSpec, Filter, SampleType,
-    SamplerSpec, TextureAccess, TextureResource, TextureShape,
+    AddressMode, BindingKind, BindingSpec, BufferSpec, Filter, SampleType, SamplerSpec,
+    TextureAccess, TextureResource, TextureShape,
 };
 
 /// A texture of a launch plan and its one view.
@@ -187,7 +187,13 @@ pub(crate) fn create_sampler(gpu: &Gpu, label: &str, s: &SamplerSpec) -> wgpu::S
 
 /// Upload tightly packed host texels (`width * texel_bytes` per row) into
 /// `texture`; it lands before the run's submission.
-pub(crate) fn upload(gpu: &Gpu, texture: &wgpu::Texture, shape: &TextureShape, n: u64, bytes: &[u8]) {
+pub(crate) fn upload(
+    gpu: &Gpu,
+    texture: &wgpu::Texture,
+    shape: &TextureShape,
+    n: u64,
+    bytes: &[u8],
+) {
     let size = extent(shape, n);
     gpu.queue().write_texture(
         wgpu::TexelCopyTextureInfo {

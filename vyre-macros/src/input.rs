@@ -752,7 +752,11 @@ fn is_texture_decl(input: ParseStream) -> bool {
 }
 
 /// `texture name[width, height] format;` after the class keyword.
-fn parse_texture(input: ParseStream, class: BufferClass, keyword: Ident) -> syn::Result<BufferDecl> {
+fn parse_texture(
+    input: ParseStream,
+    class: BufferClass,
+    keyword: Ident,
+) -> syn::Result<BufferDecl> {
     use crate::textures::{Format, TextureDecl};
     let texture: Ident = input.parse()?;
     if class == BufferClass::Uniform {
@@ -761,9 +765,11 @@ fn parse_texture(input: ParseStream, class: BufferClass, keyword: Ident) -> syn:
             "a texture cannot be `uniform`: declare it `input`, `inout`, `intermediate` or `output`",
         ));
     }
-    let name: Ident = input
-        .parse()
-        .map_err(|_| input.error(format!("expected the texture's name after `{keyword} texture`")))?;
+    let name: Ident = input.parse().map_err(|_| {
+        input.error(format!(
+            "expected the texture's name after `{keyword} texture`"
+        ))
+    })?;
     let shape_help = format!(
         "expected the texture's size: `{keyword} texture {name}[width, height] rgba8unorm;` ({EXTENT_FORMS})"
     );
@@ -784,7 +790,9 @@ fn parse_texture(input: ParseStream, class: BufferClass, keyword: Ident) -> syn:
     content.parse::<Token![,]>()?;
     let height = parse_extent(&content)?;
     if !content.is_empty() {
-        return Err(content.error(format!("unexpected token in the texture's size: {EXTENT_FORMS}")));
+        return Err(content.error(format!(
+            "unexpected token in the texture's size: {EXTENT_FORMS}"
+        )));
     }
     let format: Ident = input.parse().map_err(|_| {
         input.error(format!(

@@ -214,7 +214,11 @@ pub fn reflect_kind(inner: &TypeInner, wgsl: &str) -> Result<BindingKind, String
     match inner {
         TypeInner::Sampler { comparison: true } => refuse("a comparison sampler"),
         TypeInner::Sampler { comparison: false } => Ok(BindingKind::Sampler { filtering: true }),
-        TypeInner::Image { dim, arrayed, class } => {
+        TypeInner::Image {
+            dim,
+            arrayed,
+            class,
+        } => {
             if *dim != ImageDimension::D2 {
                 return refuse(&format!("a {dim:?} texture"));
             }
@@ -452,7 +456,9 @@ pub fn kind_tokens(kind: BindingKind, p: &TokenStream) -> TokenStream {
             };
             quote!(#p::BindingKind::StorageTexture { format: #format, access: #access })
         }
-        BindingKind::Sampler { filtering } => quote!(#p::BindingKind::Sampler { filtering: #filtering }),
+        BindingKind::Sampler { filtering } => {
+            quote!(#p::BindingKind::Sampler { filtering: #filtering })
+        }
         BindingKind::Uniform => quote!(#p::BindingKind::Uniform),
         BindingKind::ReadOnlyStorage => quote!(#p::BindingKind::ReadOnlyStorage),
         BindingKind::ReadWriteStorage => quote!(#p::BindingKind::ReadWriteStorage),

@@ -525,16 +525,46 @@ fn unsupported_types_and_bindings_are_errors() {
     // Texture shapes graph! does not bind, each with the reason.
     let out = "@group(0) @binding(1) var<storage, read_write> o: array<vec4<f32>>;";
     for (decl, body, why) in [
-        ("var t: texture_2d_array<f32>;", "o[0] = textureLoad(t, vec2<i32>(0), 0, 0);", "a texture array"),
-        ("var t: texture_3d<f32>;", "o[0] = textureLoad(t, vec3<i32>(0), 0);", "a D3 texture"),
-        ("var t: texture_1d<f32>;", "o[0] = textureLoad(t, 0, 0);", "a D1 texture"),
-        ("var t: texture_multisampled_2d<f32>;", "o[0] = textureLoad(t, vec2<i32>(0), 0);", "multisampled"),
-        ("var t: texture_depth_2d;", "o[0] = vec4<f32>(textureLoad(t, vec2<i32>(0), 0));", "a depth texture"),
-        ("var t: texture_storage_2d<rgba8uint, write>;", "textureStore(t, vec2<i32>(0), vec4<u32>(1u)); o[0] = vec4<f32>(0.0);", "which graph textures do not have"),
-        ("var t: texture_storage_2d<rgba8unorm, read_write>;", "textureStore(t, vec2<i32>(0), textureLoad(t, vec2<i32>(0))); o[0] = vec4<f32>(0.0);", "only of format r32float or r32uint"),
+        (
+            "var t: texture_2d_array<f32>;",
+            "o[0] = textureLoad(t, vec2<i32>(0), 0, 0);",
+            "a texture array",
+        ),
+        (
+            "var t: texture_3d<f32>;",
+            "o[0] = textureLoad(t, vec3<i32>(0), 0);",
+            "a D3 texture",
+        ),
+        (
+            "var t: texture_1d<f32>;",
+            "o[0] = textureLoad(t, 0, 0);",
+            "a D1 texture",
+        ),
+        (
+            "var t: texture_multisampled_2d<f32>;",
+            "o[0] = textureLoad(t, vec2<i32>(0), 0);",
+            "multisampled",
+        ),
+        (
+            "var t: texture_depth_2d;",
+            "o[0] = vec4<f32>(textureLoad(t, vec2<i32>(0), 0));",
+            "a depth texture",
+        ),
+        (
+            "var t: texture_storage_2d<rgba8uint, write>;",
+            "textureStore(t, vec2<i32>(0), vec4<u32>(1u)); o[0] = vec4<f32>(0.0);",
+            "which graph textures do not have",
+        ),
+        (
+            "var t: texture_storage_2d<rgba8unorm, read_write>;",
+            "textureStore(t, vec2<i32>(0), textureLoad(t, vec2<i32>(0))); o[0] = vec4<f32>(0.0);",
+            "only of format r32float or r32uint",
+        ),
     ] {
         reflect_err(
-            &format!("@group(0) @binding(0) {decl} {out} @compute @workgroup_size(1) fn main() {{ {body} }}"),
+            &format!(
+                "@group(0) @binding(0) {decl} {out} @compute @workgroup_size(1) fn main() {{ {body} }}"
+            ),
             why,
         );
     }
@@ -555,8 +585,14 @@ fn unsupported_types_and_bindings_are_errors() {
          }",
     );
     assert!(k.binding("t").expect("t").kind.is_texture());
-    assert!(matches!(k.binding("s").expect("s").kind, crate::reflect::BindingKind::Sampler { .. }));
-    assert_eq!(k.binding("st").expect("st").access, vyre_analysis::Access::ReadWrite);
+    assert!(matches!(
+        k.binding("s").expect("s").kind,
+        crate::reflect::BindingKind::Sampler { .. }
+    ));
+    assert_eq!(
+        k.binding("st").expect("st").access,
+        vyre_analysis::Access::ReadWrite
+    );
     // Without `features [shader_f16]`, the WebGPU capabilities reject f16
     // and the message says which feature allows it.
     let e = interface_native(
