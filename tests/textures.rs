@@ -380,3 +380,88 @@ fn intermediate_textures_of_one_shape_share_a_texture() {
         }
     }
 }
+
+graph! {
+    /// Sums each column of an rgba8unorm texture of height 3 (all four
+    /// channels, as bytes).
+    pub struct ColumnSums;
+
+    kernel sums = "
+        @group(0) @binding(0) var src: texture_2d<f32>;
+        @group(0) @binding(1) var<storage, read_write> sums: array<u32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x >= arrayLength(&sums) { return; }
+            var total = 0u;
+            for (var y = 0u; y < 3u; y++) {
+                let c = vec4<u32>(round(textureLoad(src, vec2<u32>(g.x, y), 0) * 255.0));
+                total += c.x + c.y + c.z + c.w;
+            }
+            sums[g.x] = total;
+        }
+    ";
+
+    input texture src[n, 3] rgba8unorm;
+    output sums[n];
+
+    node sums(src: src, sums: sums) over n;
+}
+
+#[test]
+fn resident_texture_output_feeds_a_second_graph() {
+    let _serial = common::serial();
+    let gpu = common::gpu();
+    let pattern = Pattern::new(&gpu).expect("pattern");
+    let sums = ColumnSums::new(&gpu).expect("sums");
+    let width = 70usize;
+    let resident = pattern.run_resident(width as u64).expect("resident run");
+    assert_eq!(resident.img.size(), [70, 3]);
+    let expected = pattern_cpu(width, 3);
+    // Read back directly: padding stripped, texels as the CPU made them.
+    let bytes = resident.img.read(&gpu).expect("read");
+    assert_eq!(bytemuck::cast_slice::<u8, [u8; 4]>(&bytes), &expected[..]);
+    // Fed into the second graph on the device; n comes from its width.
+    let out = sums
+        .run(&resident.img)
+        .expect("run on the resident texture");
+    for x in 0..width {
+        let want: u32 = (0..3)
+            .map(|y| {
+                expected[y * width + x]
+                    .iter()
+                    .map(|&c| u32::from(c))
+                    .sum::<u32>()
+            })
+            .sum();
+        assert_eq!(out.sums[x], want, "column {x}");
+    }
+    // A texture of the wrong size is refused, then the right one runs.
+    let small = pattern.run_resident(8).expect("small");
+    let small_sums = sums
+        .run_with(&Default::default(), &small.img)
+        .expect("n is inferred from the resident texture's width");
+    assert_eq!(small_sums.sums.len(), 8);
+    let wrong = Pattern::new(&gpu)
+        .expect("pattern")
+        .graph()
+        .create_texture(0, 9)
+        .expect("texture");
+    let err = sums
+        .graph()
+        .run(
+            8,
+            &[vyre_graph::Feed::Texture(&wrong)],
+            &mut [vyre_graph::Sink::Skip],
+            &Default::default(),
+        )
+        .expect_err("9 x 3 for 8 x 3");
+    assert!(
+        err.to_string()
+            .contains("is 9 x 3 but the graph texture is 8 x 3"),
+        "{err}"
+    );
+    let again = sums
+        .run(&resident.img)
+        .expect("the same graph after the error");
+    assert_eq!(again.sums, out.sums);
+}

@@ -271,6 +271,18 @@ impl Graph {
             if buffer.class == BufferClass::Uniform {
                 continue;
             }
+            if let (Some(shape), Feed::Texture(h)) = (buffer.texture_shape(), feed) {
+                let [w, h] = h.size().map(u64::from);
+                let n = match (shape.width.depends_on_n(), shape.height.depends_on_n()) {
+                    (true, _) => shape.width.solve(w),
+                    (false, true) => shape.height.solve(h),
+                    _ => None,
+                };
+                match n {
+                    Some(n) if n > 0 => return Ok(n),
+                    _ => continue,
+                }
+            }
             if let (Some(shape), Feed::Host(bytes)) = (buffer.texture_shape(), feed) {
                 let texel = u64::from(shape.format.texel_bytes());
                 match shape.solve(bytes.len() as u64 / texel) {
@@ -284,6 +296,7 @@ impl Graph {
                     (bytes.len() as u64).saturating_sub(u64::from(buffer.header_bytes)),
                     buffer.element_size,
                 )?,
+                Feed::Texture(_) => continue,
                 Feed::Device(h) => {
                     h.size().saturating_sub(u64::from(buffer.header_bytes))
                         / u64::from(buffer.element_size.max(1))
@@ -347,6 +360,31 @@ impl Graph {
     ) -> Result<GpuBufferHandle> {
         let spec = self.buffer_spec(buffer)?;
         GpuBufferHandle::zeroed_with_usage(&self.gpu, spec.bytes(n), config.resident_usage)
+    }
+
+    /// A resident texture for graph texture `buffer` at problem size `n`
+    /// (its format and size; usages to sample, store and copy in and out),
+    /// e.g. to receive an output with [`Sink::Texture`] and feed it to
+    /// another graph with [`Feed::Texture`].
+    ///
+    /// # Errors
+    /// [`BackendError::InvalidProgram`] when `buffer` is not a texture,
+    /// [`BackendError::InvalidProblemSize`] for an empty texture,
+    /// [`BackendError::BufferTooLarge`] over `max_texture_dimension_2d`.
+    pub fn create_texture(&self, buffer: usize, n: u64) -> Result<crate::GpuTextureHandle> {
+        let spec = self.buffer_spec(buffer)?;
+        let Some(shape) = spec.texture_shape() else {
+            return Err(BackendError::InvalidProgram {
+                graph: self.program.spec.name.to_string(),
+                reason: format!(
+                    "`{}` is not a texture; use `create_buffer` for buffers",
+                    spec.name
+                ),
+            });
+        };
+        crate::launch::texture_bytes(&self.gpu, &spec.name, shape, n)?;
+        let slot = crate::texture::create(&self.gpu, &spec.name, shape, n);
+        Ok(crate::GpuTextureHandle::from_wgpu(&self.gpu, slot.texture))
     }
 
     fn buffer_spec(&self, buffer: usize) -> Result<&crate::spec::BufferSpec> {
@@ -579,6 +617,7 @@ impl Graph {
             label: config.label.as_deref().unwrap_or(&program.spec.name),
             grids: override_grids.as_deref().unwrap_or(&plan.grids),
             copies: &copies,
+            feeds,
             sinks,
             timer: plan.timer.as_ref().filter(|_| config.profile),
         };

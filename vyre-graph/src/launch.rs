@@ -318,7 +318,12 @@ fn size(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result
 
 /// A texture's bytes at `n`, checked against the device's
 /// `max_texture_dimension_2d` and for emptiness.
-fn texture_bytes(gpu: &Gpu, name: &str, shape: &crate::spec::TextureShape, n: u64) -> Result<u64> {
+pub(crate) fn texture_bytes(
+    gpu: &Gpu,
+    name: &str,
+    shape: &crate::spec::TextureShape,
+    n: u64,
+) -> Result<u64> {
     let [w, h] = shape.size(n);
     if w == 0 || h == 0 {
         return Err(BackendError::InvalidProblemSize {
@@ -587,6 +592,8 @@ impl LaunchPlan {
                     self.bind_input(gpu, program, b, None);
                     copies.push((b, *h));
                 }
+                // Copied by the recording (`record.rs`).
+                Feed::Texture(_) => self.bind_input(gpu, program, b, None),
                 Feed::Host(bytes) => {
                     self.bind_input(gpu, program, b, None);
                     let spec = &program.spec.buffers[b];

@@ -76,6 +76,7 @@ mod record;
 mod resource;
 pub mod spec;
 mod texture;
+pub use texture::GpuTextureHandle;
 
 pub use config::DispatchConfig;
 pub use describe::Description;
@@ -101,8 +102,8 @@ pub mod __private {
     pub use crate::resource::resize_vec;
     pub use crate::spec::*;
     pub use crate::{
-        BackendError, Description, DispatchConfig, Feed, Gpu, GpuBufferHandle, Graph, Headed,
-        HeadedInput, Input, OwnedFeed, RecordedRun, RunReport, Sink,
+        BackendError, Description, DispatchConfig, Feed, Gpu, GpuBufferHandle, GpuTextureHandle,
+        Graph, Headed, HeadedInput, Input, OwnedFeed, RecordedRun, RunReport, Sink,
     };
     pub use bytemuck;
     pub use half;

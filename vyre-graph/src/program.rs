@@ -155,8 +155,16 @@ impl Program {
         for (feed, &b) in feeds.iter().zip(&self.host_inputs) {
             let spec = &self.spec.buffers[b];
             let expected = spec.bytes(n);
-            check_texture_io(spec, n, feed.len(), matches!(feed, Feed::Device(_)))?;
+            if !matches!(feed, Feed::Texture(_)) {
+                check_texture_io(spec, n, feed.len(), matches!(feed, Feed::Device(_)))?;
+            }
             match feed {
+                Feed::Texture(h) => match spec.texture_shape() {
+                    Some(shape) => {
+                        h.check(gpu, &spec.name, shape, n, wgpu::TextureUsages::COPY_SRC)?;
+                    }
+                    None => return Err(not_a_texture(&spec.name)),
+                },
                 Feed::Host(bytes) => {
                     let body = (bytes.len() as u64).saturating_sub(u64::from(spec.header_bytes));
                     checked_element_count(&spec.name, body, spec.element_size)?;
@@ -191,6 +199,12 @@ impl Program {
                 check_texture_io(spec, n, h.size(), true)?;
             }
             match sink {
+                Sink::Texture(h) => match spec.texture_shape() {
+                    Some(shape) => {
+                        h.check(gpu, &spec.name, shape, n, wgpu::TextureUsages::COPY_DST)?;
+                    }
+                    None => return Err(not_a_texture(&spec.name)),
+                },
                 Sink::Host(dst) => {
                     if dst.len() as u64 != expected {
                         return Err(BackendError::LengthMismatch {
@@ -252,6 +266,14 @@ fn dispatches(spec: &GraphSpec) -> Vec<Dispatch> {
         }
     }
     out
+}
+
+/// A resident texture given for a buffer.
+fn not_a_texture(name: &str) -> BackendError {
+    BackendError::InvalidHandle {
+        buffer: name.to_string(),
+        reason: "a `GpuTextureHandle` was given but it is a buffer; pass host elements or a `GpuBufferHandle`".into(),
+    }
 }
 
 /// A texture's host data must be exactly its texels; a resident buffer

@@ -5,7 +5,7 @@
 
 use crate::launch::{LaunchPlan, PassTimer};
 use crate::program::Program;
-use crate::resource::{GpuBufferHandle, Sink, round4};
+use crate::resource::{Feed, GpuBufferHandle, Sink, round4};
 
 /// What to record beyond the plan itself.
 pub(crate) struct Recording<'a> {
@@ -15,6 +15,8 @@ pub(crate) struct Recording<'a> {
     pub(crate) grids: &'a [[u32; 3]],
     /// Inputs fed from resident handles that are copied, not bound.
     pub(crate) copies: &'a [(usize, &'a GpuBufferHandle)],
+    /// The run's inputs (resident textures are copied in).
+    pub(crate) feeds: &'a [Feed<'a>],
     /// Where each output goes.
     pub(crate) sinks: &'a [Sink<'a>],
     /// Timestamps around the pass, when profiling.
@@ -37,6 +39,11 @@ pub(crate) fn encode(
             0,
             round4(plan.bytes[b]),
         );
+    }
+    for (feed, &b) in recording.feeds.iter().zip(&program.host_inputs) {
+        if let (Feed::Texture(h), Some(texture)) = (feed, plan.texture_of(program, b)) {
+            crate::texture::copy_texture(encoder, h.texture(), texture);
+        }
     }
     {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -94,6 +101,11 @@ pub(crate) fn encode(
                 reads_back = true;
             }
             Sink::Device(h) => encoder.copy_buffer_to_buffer(src, 0, h.buffer(), 0, bytes),
+            Sink::Texture(h) => {
+                if let Some(texture) = plan.texture_of(program, b) {
+                    crate::texture::copy_texture(encoder, texture, h.texture());
+                }
+            }
             Sink::Skip => {}
         }
     }

@@ -354,6 +354,8 @@ pub enum Feed<'a> {
     Host(&'a [u8]),
     /// A resident buffer copied on the device into the graph's buffer.
     Device(&'a GpuBufferHandle),
+    /// A resident texture copied on the device into the graph's texture.
+    Texture(&'a crate::GpuTextureHandle),
 }
 
 impl Feed<'_> {
@@ -363,6 +365,11 @@ impl Feed<'_> {
         match self {
             Feed::Host(b) => b.len() as u64,
             Feed::Device(h) => h.size(),
+            Feed::Texture(h) => {
+                let [w, h2] = h.size();
+                let texel = h.texture().format().block_copy_size(None).unwrap_or(0);
+                u64::from(w) * u64::from(h2) * u64::from(texel)
+            }
         }
     }
 
@@ -380,8 +387,22 @@ pub enum Sink<'a> {
     Host(&'a mut [u8]),
     /// Copied on the device into this resident buffer.
     Device(&'a GpuBufferHandle),
+    /// Copied on the device into this resident texture.
+    Texture(&'a crate::GpuTextureHandle),
     /// Not needed: nothing is copied or read back.
     Skip,
+}
+
+impl<'a> From<&'a GpuBufferHandle> for Sink<'a> {
+    fn from(h: &'a GpuBufferHandle) -> Self {
+        Sink::Device(h)
+    }
+}
+
+impl<'a> From<&'a crate::GpuTextureHandle> for Sink<'a> {
+    fn from(h: &'a crate::GpuTextureHandle) -> Self {
+        Sink::Texture(h)
+    }
 }
 
 /// A typed host input: a slice of `T` or a resident buffer. `graph!`'s
@@ -393,6 +414,8 @@ pub enum Input<'a, T: Pod> {
     Host(&'a [T]),
     /// A resident buffer.
     Device(&'a GpuBufferHandle),
+    /// A resident texture (for a graph texture).
+    Texture(&'a crate::GpuTextureHandle),
 }
 
 impl<'a, T: Pod> Input<'a, T> {
@@ -402,6 +425,7 @@ impl<'a, T: Pod> Input<'a, T> {
         match self {
             Input::Host(s) => Feed::Host(bytemuck::cast_slice(s)),
             Input::Device(h) => Feed::Device(h),
+            Input::Texture(h) => Feed::Texture(h),
         }
     }
 }
@@ -421,6 +445,12 @@ impl<'a, T: Pod> From<&'a Vec<T>> for Input<'a, T> {
 impl<'a, T: Pod> From<&'a T> for Input<'a, T> {
     fn from(v: &'a T) -> Self {
         Input::Host(std::slice::from_ref(v))
+    }
+}
+
+impl<'a, T: Pod> From<&'a crate::GpuTextureHandle> for Input<'a, T> {
+    fn from(h: &'a crate::GpuTextureHandle) -> Self {
+        Input::Texture(h)
     }
 }
 
@@ -555,6 +585,8 @@ pub enum OwnedFeed<'a> {
     Host(Vec<u8>),
     /// A resident buffer.
     Device(&'a GpuBufferHandle),
+    /// A resident texture (for a graph texture).
+    Texture(&'a crate::GpuTextureHandle),
 }
 
 impl OwnedFeed<'_> {
@@ -564,6 +596,7 @@ impl OwnedFeed<'_> {
         match self {
             OwnedFeed::Host(bytes) => Feed::Host(bytes),
             OwnedFeed::Device(h) => Feed::Device(h),
+            OwnedFeed::Texture(h) => Feed::Texture(h),
         }
     }
 }

@@ -5,6 +5,7 @@
 //! `COPY_BYTES_PER_ROW_ALIGNMENT` (stripped again when read back, never
 //! seen by the user).
 
+use crate::error::{BackendError, Result};
 use crate::gpu::Gpu;
 use crate::spec::{
     AddressMode, BindingKind, BindingSpec, BufferSpec, Filter, SampleType, SamplerSpec,
@@ -262,6 +263,171 @@ pub(crate) fn row_layout(buffer: &BufferSpec, n: u64) -> Option<(usize, usize)> 
         usize::try_from(row).ok()?,
         usize::try_from(padded_row(shape, n)).ok()?,
     ))
+}
+
+/// A texture on the device, usable as a graph texture's input or output
+/// (the texture counterpart of [`crate::GpuBufferHandle`]): made by
+/// [`crate::Graph::create_texture`] or `graph!`'s `run_resident`, or
+/// imported with [`GpuTextureHandle::from_wgpu`]. Clones share the texture.
+///
+/// A run copies an input handle into the graph's texture and the graph's
+/// output texture into an output handle, on the device, in the run's one
+/// submission; the format and size must be the graph texture's.
+///
+/// ```no_run
+/// # fn f(gpu: &vyre_graph::Gpu, texture: vyre_graph::wgpu::Texture) -> vyre_graph::Result<()> {
+/// use vyre_graph::GpuTextureHandle;
+/// let handle = GpuTextureHandle::from_wgpu(gpu, texture);
+/// let texels: Vec<u8> = handle.read(gpu)?; // tightly packed rows
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct GpuTextureHandle {
+    texture: wgpu::Texture,
+    gpu_id: u64,
+}
+
+impl GpuTextureHandle {
+    /// Wrap an application's texture made on `gpu`'s device. To feed a
+    /// graph it needs `TextureUsages::COPY_SRC`, to receive an output
+    /// `COPY_DST` (and `COPY_SRC` to [`read`](Self::read) it).
+    #[must_use]
+    pub fn from_wgpu(gpu: &Gpu, texture: wgpu::Texture) -> Self {
+        GpuTextureHandle {
+            texture,
+            gpu_id: gpu.id(),
+        }
+    }
+
+    /// The wgpu texture.
+    #[must_use]
+    pub fn texture(&self) -> &wgpu::Texture {
+        &self.texture
+    }
+
+    /// `[width, height]` in texels.
+    #[must_use]
+    pub fn size(&self) -> [u32; 2] {
+        [self.texture.width(), self.texture.height()]
+    }
+
+    /// Read the texture back as tightly packed rows of texels (one
+    /// submission and a wait).
+    ///
+    /// # Errors
+    /// [`BackendError::InvalidHandle`] for a handle of another `Gpu`, a
+    /// format without a fixed texel size or a texture without `COPY_SRC`;
+    /// [`BackendError::ReadbackFailed`] when mapping fails.
+    pub fn read(&self, gpu: &Gpu) -> Result<Vec<u8>> {
+        let invalid = |reason: &str| BackendError::InvalidHandle {
+            buffer: "texture".into(),
+            reason: reason.into(),
+        };
+        if self.gpu_id != gpu.id() {
+            return Err(invalid("it belongs to another Gpu; read it with its own"));
+        }
+        if !self.texture.usage().contains(wgpu::TextureUsages::COPY_SRC) {
+            return Err(invalid(
+                "it lacks TextureUsages::COPY_SRC; create it with that usage to read it back",
+            ));
+        }
+        let Some(texel) = self.texture.format().block_copy_size(None) else {
+            return Err(invalid("its format has no fixed texel size"));
+        };
+        let [w, h] = self.size();
+        let row = u64::from(w) * u64::from(texel);
+        let padded = row.next_multiple_of(u64::from(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT));
+        let staging = gpu.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("vyre texture read"),
+            size: padded * u64::from(h),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = gpu
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        encoder.copy_texture_to_buffer(
+            self.texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &staging,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(u32::try_from(padded).unwrap_or(u32::MAX)),
+                    rows_per_image: Some(h),
+                },
+            },
+            self.texture.size(),
+        );
+        let index = gpu.submit(encoder.finish());
+        let mut padded_bytes = vec![0u8; usize::try_from(padded * u64::from(h)).unwrap_or(0)];
+        let read = crate::readback::map_and_copy(
+            gpu,
+            &crate::readback::MapSlots::new(1),
+            Some(index),
+            None,
+            &mut crate::readback::Targets::one(&staging, &mut padded_bytes[..]),
+        );
+        gpu.free_buffer(&staging);
+        read?;
+        let mut out = vec![0u8; usize::try_from(row * u64::from(h)).unwrap_or(0)];
+        strip_rows(
+            &padded_bytes,
+            &mut out,
+            usize::try_from(row).unwrap_or(0),
+            usize::try_from(padded).unwrap_or(0),
+        );
+        Ok(out)
+    }
+
+    /// Check that the handle fits graph texture `name` of `shape` at `n`
+    /// on `gpu`, with `usage`.
+    pub(crate) fn check(
+        &self,
+        gpu: &Gpu,
+        name: &str,
+        shape: &TextureShape,
+        n: u64,
+        usage: wgpu::TextureUsages,
+    ) -> Result<()> {
+        let invalid = |reason: String| BackendError::InvalidHandle {
+            buffer: name.to_string(),
+            reason,
+        };
+        if self.gpu_id != gpu.id() {
+            return Err(invalid(
+                "the texture belongs to another Gpu; make or import it with the graph's Gpu".into(),
+            ));
+        }
+        if self.texture.format() != shape.format.wgpu() {
+            return Err(invalid(format!(
+                "the texture is {:?} but the graph texture is {}; make it with the graph texture's format",
+                self.texture.format(),
+                shape.format.name()
+            )));
+        }
+        let [w, h] = shape.size(n);
+        let [tw, th] = self.size();
+        if (u64::from(tw), u64::from(th)) != (w, h) || self.texture.depth_or_array_layers() != 1 {
+            return Err(invalid(format!(
+                "the texture is {tw} x {th} but the graph texture is {w} x {h} at problem size {n}; make it that size"
+            )));
+        }
+        if !self.texture.usage().contains(usage) {
+            return Err(invalid(format!(
+                "the texture lacks {usage:?} (the run copies it that way); create it with that usage"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Record a copy of a whole texture into another of the same size.
+pub(crate) fn copy_texture(
+    encoder: &mut wgpu::CommandEncoder,
+    from: &wgpu::Texture,
+    to: &wgpu::Texture,
+) {
+    encoder.copy_texture_to_texture(from.as_image_copy(), to.as_image_copy(), from.size());
 }
 
 #[cfg(test)]

@@ -284,6 +284,16 @@ fn arg_trait(graph: &Ident, vis: &syn::Visibility, t: &Ident, b: &BufferOut) -> 
     if let Some(header) = &b.header {
         return headed_arg_trait(graph, vis, t, b, &header.tokens(), &header.display());
     }
+    // A texture also takes a resident texture.
+    let texture_impl = b.texture.as_ref().and_then(|t| t.format()).map(|_| {
+        quote! {
+            impl<'a> #t<'a> for &'a #p::GpuTextureHandle {
+                fn __vyre_input(self) -> #p::Input<'a, #ty> {
+                    #p::Input::Texture(self)
+                }
+            }
+        }
+    });
     quote_spanned! {b.name.span()=>
         #[doc = #doc]
         #[doc(hidden)]
@@ -318,6 +328,7 @@ fn arg_trait(graph: &Ident, vis: &syn::Visibility, t: &Ident, b: &BufferOut) -> 
                 self
             }
         }
+        #texture_impl
     }
 }
 
@@ -487,7 +498,11 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
     let resident_fields = outputs.iter().map(|(_, b)| {
         let ident = &b.name;
         let doc = format!("The device buffer of {}.", element_doc(b));
-        quote!(#[doc = #doc] pub #ident: #p::GpuBufferHandle)
+        if b.texture.is_some() {
+            quote!(#[doc = #doc] pub #ident: #p::GpuTextureHandle)
+        } else {
+            quote!(#[doc = #doc] pub #ident: #p::GpuBufferHandle)
+        }
     });
     let host_resizes: Vec<TokenStream> = outputs
         .iter()
@@ -530,7 +545,11 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
     let device_allocs = outputs.iter().map(|(i, b)| {
         let ident = &b.name;
         let index = Literal::usize_suffixed(*i);
-        quote!(let #ident = self.graph.create_resident(#index, n, config)?;)
+        if b.texture.is_some() {
+            quote!(let #ident = self.graph.create_texture(#index, n)?;)
+        } else {
+            quote!(let #ident = self.graph.create_resident(#index, n, config)?;)
+        }
     });
     let out_names: Vec<&Ident> = outputs.iter().map(|(_, b)| &b.name).collect();
     let spec = spec(a);
@@ -656,7 +675,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
                 #feeds
                 #problem_size
                 let outputs = self.resident_outputs(config, n)?;
-                self.graph.run(n, __vyre_feeds, &mut [#(#p::Sink::Device(&outputs.#out_names)),*], config)?;
+                self.graph.run(n, __vyre_feeds, &mut [#(#p::Sink::from(&outputs.#out_names)),*], config)?;
                 ::core::result::Result::Ok(outputs)
             }
 
@@ -679,7 +698,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             pub fn record #lifetime (&self, encoder: &mut #p::wgpu::CommandEncoder, config: &#p::DispatchConfig, outputs: &#resident_name, #n_param #(#params),*) -> ::core::result::Result<#p::RecordedRun<'_>, #p::BackendError> {
                 #feeds
                 #problem_size
-                self.graph.record(encoder, n, __vyre_feeds, &[#(#p::Sink::Device(&outputs.#out_names)),*], config)
+                self.graph.record(encoder, n, __vyre_feeds, &[#(#p::Sink::from(&outputs.#out_names)),*], config)
             }
 
             /// Like [`Self::run_with`], as a future that never blocks the thread (see [`vyre_graph::Graph::run_async`]): any executor drives it, and several runs may be in flight on one device.
