@@ -7,7 +7,15 @@ use std::fs;
 use std::path::Path;
 
 /// Cases that contain several mistakes on purpose.
-const SEVERAL: &[&str] = &["many_errors", "many_graph_errors", "syntax_size_n_times_n"];
+const SEVERAL: &[&str] = &[
+    "many_errors",
+    "many_graph_errors",
+    "syntax_size_n_times_n",
+    "sampler_misuse",
+    "texture_bound_to_buffer",
+    "texture_declarations",
+    "texture_sizes",
+];
 
 #[test]
 fn one_error_per_single_mistake_case() {

@@ -159,7 +159,7 @@ fn run_signatures_follow_the_host_buffers() {
         out.contains("self . graph . buffer_len (4usize , n)"),
         "{out}"
     );
-    assert!(out.contains("Sink :: Device (& outputs . out)"), "{out}");
+    assert!(out.contains("Sink :: from (& outputs . out)"), "{out}");
 }
 
 #[test]
