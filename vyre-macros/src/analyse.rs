@@ -646,8 +646,11 @@ pub fn analyse(
             fold: Fold::XOnly,
         })
         .collect();
-    for message in crate::textures::resolve_layouts(&mut kernels, &nodes, &buffer_decls) {
-        diag.error(header.name.span(), message);
+    for (ki, message) in crate::textures::resolve_layouts(&mut kernels, &nodes, &buffer_decls) {
+        let span = kernel_decls
+            .get(ki)
+            .map_or_else(|| header.name.span(), |k| k.name.span());
+        diag.error(span, message);
     }
     if !diag.is_empty() {
         return None;
@@ -1123,6 +1126,15 @@ impl Ctx<'_> {
                 kind: binding.kind,
                 wgsl_type: binding.wgsl_type.clone(),
             });
+        }
+        // A linear sampler may only filter a filterable format.
+        for (span, message) in crate::textures::check_sampling(
+            kernel,
+            &node_bindings,
+            &node_sites.iter().map(|(&b, s)| (b, s.span)).collect(),
+            self.buffer_decls,
+        ) {
+            diag.error(span, format!("node `{label}`: {message}{in_iteration}"));
         }
         // A buffer bound twice, once writable, is a usage conflict in wgpu.
         let mut conflicts: Vec<(usize, Vec<String>)> = by_buffer

@@ -208,6 +208,8 @@ pub struct KernelInterface {
     /// Where each generated struct comes from in the WGSL (a header struct
     /// from the struct it heads), for errors about its name.
     pub struct_spans: Vec<(String, proc_macro2::Span)>,
+    /// `(texture, sampler)` global names the entry point samples together.
+    pub sampling: Vec<(String, String)>,
     module: Module,
     info: ModuleInfo,
 }
@@ -647,7 +649,22 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
         return Err(errors);
     }
     let sites = crate::sites::kernel_sites(&loaded, &module, &ep.name);
+    let global_name = |h: naga::Handle<naga::GlobalVariable>| {
+        module
+            .global_variables
+            .try_get(h)
+            .ok()
+            .and_then(|g| g.name.clone())
+            .unwrap_or_default()
+    };
+    let mut sampling: Vec<(String, String)> = ep_info
+        .sampling_set
+        .iter()
+        .map(|k| (global_name(k.image), global_name(k.sampler)))
+        .collect();
+    sampling.sort();
     Ok(KernelInterface {
+        sampling,
         name,
         source: loaded.source,
         entry_point,

@@ -502,16 +502,16 @@ pub fn resource_tokens(
 /// Set each kernel texture binding's layout details from the graph
 /// resources its nodes bind: a sampled texture is filterable when its format
 /// is, a sampler filtering when it is `linear`. A kernel has one layout, so
-/// two nodes that disagree are an error (at the second node's kernel).
+/// two nodes that disagree are an error: `(kernel index, message)`.
 pub fn resolve_layouts(
     kernels: &mut [crate::analyse::KernelOut],
     nodes: &[crate::analyse::NodeOut],
     decls: &[BufferDecl],
-) -> Vec<String> {
+) -> Vec<(usize, String)> {
     let mut errors = Vec::new();
     for (ki, kernel) in kernels.iter_mut().enumerate() {
         for b in &mut kernel.bindings {
-            let mut decided: Option<(bool, String)> = None;
+            let mut decided: Option<(bool, String, String)> = None;
             for node in nodes.iter().filter(|n| n.kernel == ki) {
                 let Some(decl) = node
                     .bindings
@@ -531,19 +531,19 @@ pub fn resolve_layouts(
                     _ => continue,
                 };
                 match &decided {
-                    Some((v, first)) if *v != value => errors.push(format!(
-                        "kernel `{}` binds `{}` to `{first}` in one node and to `{}` in node `{}`; a kernel has one bind group layout, and one of them is {} while the other is not: bind resources of the same filtering to it (or declare a second kernel)",
+                    Some((v, first, first_node)) if *v != value => errors.push((ki, format!(
+                        "kernel `{}` binds `{}` to `{first}` in node `{first_node}` and to `{}` in node `{}`; a kernel has one bind group layout, and one of them is {} while the other is not: bind resources of the same filtering to it in every node (or declare a second kernel from the same WGSL)",
                         kernel.label,
                         b.name,
                         decl.name,
                         node.label,
                         if matches!(b.kind, BindingKind::Sampler { .. }) { "a linear sampler" } else { "a filterable format" }
-                    )),
+                    ))),
                     Some(_) => {}
-                    None => decided = Some((value, decl.name.to_string())),
+                    None => decided = Some((value, decl.name.to_string(), node.label.clone())),
                 }
             }
-            if let Some((value, _)) = decided {
+            if let Some((value, _, _)) = decided {
                 match &mut b.kind {
                     BindingKind::SampledTexture { filterable, .. } => *filterable = value,
                     BindingKind::Sampler { filtering } => *filtering = value,
@@ -576,4 +576,51 @@ pub fn doc(b: &crate::analyse::BufferOut, class: &str) -> Option<String> {
             b.name
         ),
     })
+}
+
+/// Every texture a node's kernel samples with a `linear` sampler must have
+/// a filterable format: `(span of the texture's argument, message)` for
+/// each that has not.
+pub fn check_sampling(
+    kernel: &crate::reflect::KernelInterface,
+    node_bindings: &[(u32, u32, usize)],
+    spans: &std::collections::HashMap<usize, Span>,
+    decls: &[BufferDecl],
+) -> Vec<(Span, String)> {
+    let bound = |global: &str| {
+        let b = kernel.binding(global)?;
+        node_bindings
+            .iter()
+            .find(|(g, i, _)| *g == b.group && *i == b.binding)
+            .map(|(_, _, r)| *r)
+    };
+    let mut out = Vec::new();
+    for (image, sampler) in &kernel.sampling {
+        let (Some(ti), Some(si)) = (bound(image), bound(sampler)) else {
+            continue;
+        };
+        let (Some(texture), Some(s)) = (decls.get(ti), decls.get(si)) else {
+            continue;
+        };
+        let linear = matches!(
+            s.texture,
+            Some(TextureDecl::Sampler {
+                filter: Filter::Linear,
+                ..
+            })
+        );
+        let Some(format) = texture.texture.as_ref().and_then(TextureDecl::format) else {
+            continue;
+        };
+        if linear && !format.filterable() {
+            out.push((
+                spans.get(&ti).copied().unwrap_or_else(Span::call_site),
+                format!(
+                    "kernel `{}` samples `{}` with the linear sampler `{}`, but texture `{}` is {}, which WebGPU does not filter without the `float32-filterable` feature; bind a `nearest` sampler (`sampler {} = nearest clamp;`), read it with `textureLoad`, or declare the texture rgba16float or rgba8unorm",
+                    kernel.name, image, s.name, texture.name, format.name(), s.name
+                ),
+            ));
+        }
+    }
+    out
 }

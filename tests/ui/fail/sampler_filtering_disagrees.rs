@@ -1,0 +1,28 @@
+// One kernel run by two nodes, one with a linear and one with a nearest
+// sampler: a kernel has one bind group layout.
+use vyre_graph::graph;
+
+graph! {
+    pub struct Two;
+
+    kernel soft = "
+        @group(0) @binding(0) var src: texture_2d<f32>;
+        @group(0) @binding(1) var s: sampler;
+        @group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x < arrayLength(&out) { out[g.x] = textureSampleLevel(src, s, vec2<f32>(0.5), 0.0); }
+        }
+    ";
+
+    input texture img[16, 16] rgba8unorm;
+    sampler lin = linear clamp;
+    sampler near = nearest clamp;
+    output a[n];
+    output b[n];
+
+    node first = soft(src: img, s: lin, out: a) over n;
+    node second = soft(src: img, s: near, out: b) over n;
+}
+
+fn main() {}
