@@ -220,7 +220,8 @@ impl Graph {
             .iter()
             .map(|(k, o)| build_pipeline(gpu, &spec.kernels[*k], &layouts[*k], o))
             .collect::<Result<Vec<_>>>()?;
-        let program = Program::new(spec, analysis, layouts, pipelines, node_pipeline);
+        let mut program = Program::new(spec, analysis, layouts, pipelines, node_pipeline);
+        program.samplers = crate::texture::create_samplers(gpu, &program.spec);
         Ok(Self::assemble(gpu, program, capacity))
     }
 

@@ -36,8 +36,6 @@ pub(crate) struct LaunchPlan {
     pub(crate) slots: Vec<wgpu::Buffer>,
     /// The texture of each analysis slot that holds textures.
     pub(crate) textures: Vec<Option<crate::texture::TextureSlot>>,
-    /// The sampler of each graph resource that is a sampler.
-    pub(crate) samplers: Vec<Option<wgpu::Sampler>>,
     /// The problem size the plan was made for.
     pub(crate) n: u64,
     /// Bind groups of each dispatch, one per kernel group.
@@ -423,7 +421,6 @@ impl LaunchPlan {
         let mut usages = vec![wgpu::BufferUsages::empty(); analysis.slot_count];
         let mut textures: Vec<Option<crate::texture::TextureSlot>> =
             (0..analysis.slot_count).map(|_| None).collect();
-        let mut samplers: Vec<Option<wgpu::Sampler>> = Vec::new();
         for (b, spec) in program.spec.buffers.iter().enumerate() {
             usages[analysis.slots[b]] |= usage_of(spec.class);
             let slot = analysis.slots[b];
@@ -432,12 +429,6 @@ impl LaunchPlan {
             {
                 textures[slot] = Some(crate::texture::create(gpu, &spec.name, shape, n));
             }
-            samplers.push(match &spec.texture {
-                Some(crate::spec::TextureResource::Sampler(s)) => {
-                    Some(crate::texture::create_sampler(gpu, &spec.name, s))
-                }
-                _ => None,
-            });
         }
         let slots: Vec<wgpu::Buffer> = sizing
             .slot_bytes
@@ -473,7 +464,6 @@ impl LaunchPlan {
             bytes: sizing.bytes,
             slots,
             textures,
-            samplers,
             n,
             texture_rows: program
                 .host_outputs
@@ -518,8 +508,8 @@ impl LaunchPlan {
 
     /// What a bind group entry for graph resource `b` binds: its texture's
     /// view, its sampler, or its buffer.
-    fn resource_of(&self, program: &Program, b: usize) -> wgpu::BindingResource<'_> {
-        if let Some(Some(sampler)) = self.samplers.get(b) {
+    fn resource_of<'s>(&'s self, program: &'s Program, b: usize) -> wgpu::BindingResource<'s> {
+        if let Some(Some(sampler)) = program.samplers.get(b) {
             return wgpu::BindingResource::Sampler(sampler);
         }
         if let Some(Some(t)) = self.textures.get(program.analysis.slots[b]) {

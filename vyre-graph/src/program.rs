@@ -34,6 +34,9 @@ pub(crate) struct Program {
     /// intermediate a fused group keeps in registers) is never allocated at
     /// its size.
     pub(crate) bound: Vec<bool>,
+    /// The sampler of each graph resource that is a sampler, made once per
+    /// graph ([`crate::texture::create_samplers`]).
+    pub(crate) samplers: Vec<Option<wgpu::Sampler>>,
 }
 
 impl Program {
@@ -75,6 +78,7 @@ impl Program {
             host_inputs,
             host_outputs,
             bound,
+            samplers: Vec::new(),
         }
     }
 

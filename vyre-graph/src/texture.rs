@@ -164,8 +164,23 @@ pub(crate) fn create(gpu: &Gpu, label: &str, shape: &TextureShape, n: u64) -> Te
     TextureSlot { texture, view }
 }
 
+/// The sampler of each resource of `spec` that is a sampler (`None` for the
+/// others), made once per graph.
+pub(crate) fn create_samplers(
+    gpu: &Gpu,
+    spec: &crate::spec::GraphSpec,
+) -> Vec<Option<wgpu::Sampler>> {
+    spec.buffers
+        .iter()
+        .map(|b| match &b.texture {
+            Some(TextureResource::Sampler(s)) => Some(create_sampler(gpu, &b.name, s)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The graph's sampler `s`.
-pub(crate) fn create_sampler(gpu: &Gpu, label: &str, s: &SamplerSpec) -> wgpu::Sampler {
+fn create_sampler(gpu: &Gpu, label: &str, s: &SamplerSpec) -> wgpu::Sampler {
     let address = match s.address {
         AddressMode::Clamp => wgpu::AddressMode::ClampToEdge,
         AddressMode::Repeat => wgpu::AddressMode::Repeat,
