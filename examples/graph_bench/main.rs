@@ -210,6 +210,7 @@ struct Workload<'a> {
 fn unfused(spec: &GraphSpec) -> GraphSpec {
     GraphSpec {
         fused: std::borrow::Cow::Borrowed(&[]),
+        loops: std::borrow::Cow::Borrowed(&[]),
         ..spec.clone()
     }
 }
@@ -236,6 +237,7 @@ fn hand_fused_chain(gpu: &Gpu, n: u64) -> HandGraph {
         element_size: 4,
         len: Extent::N,
         header_bytes: 0,
+        append: None,
     };
     let spec = GraphSpec {
         name: "hand fused chain64".into(),
@@ -281,6 +283,7 @@ fn hand_fused_chain(gpu: &Gpu, n: u64) -> HandGraph {
         features: Cow::Borrowed(&[]),
         schedule: None,
         fused: Cow::Borrowed(&[]),
+        loops: Cow::Borrowed(&[]),
     };
     HandGraph::new(gpu, &spec, n)
 }

@@ -48,6 +48,11 @@ pub struct RunReport {
     pub dispatch_gpu_ns: Vec<u64>,
     /// Host time of each phase of the run.
     pub phases: RunPhases,
+    /// What each `repeat up to K .. until ..` loop did, in
+    /// [`GraphSpec::loops`](crate::spec::GraphSpec::loops) order (read back
+    /// with the outputs; empty for a run recorded and finished without
+    /// waiting).
+    pub loops: Vec<crate::LoopReport>,
 }
 
 /// Host nanoseconds of each phase of a run, in order: what to compare with
@@ -102,7 +107,7 @@ pub struct RunPhases {
 ///     .into(),
 ///     fold: GridFold::XOnly,
 /// };
-/// let buffer = |name: &'static str, class| BufferSpec { name: name.into(), class, element_size: 4, len: Extent::N, header_bytes: 0 };
+/// let buffer = |name: &'static str, class| BufferSpec { name: name.into(), class, element_size: 4, len: Extent::N, header_bytes: 0, append: None };
 /// let node = |src: usize, dst: usize| NodeSpec {
 ///     label: "add_one".into(),
 ///     kernel: 0,
@@ -128,6 +133,7 @@ pub struct RunPhases {
 ///     features: Cow::Borrowed(&[]),
 ///     schedule: None,
 ///     fused: Cow::Borrowed(&[]),
+///     loops: Cow::Borrowed(&[]),
 /// };
 /// let gpu = Gpu::new()?;
 /// let graph = Graph::new(&gpu, spec)?;
@@ -220,7 +226,8 @@ impl Graph {
             .iter()
             .map(|(k, o)| build_pipeline(gpu, &spec.kernels[*k], &layouts[*k], o))
             .collect::<Result<Vec<_>>>()?;
-        let program = Program::new(spec, analysis, layouts, pipelines, node_pipeline);
+        let mut program = Program::new(spec, analysis, layouts, pipelines, node_pipeline);
+        program.control = crate::indirect::Control::new(gpu, &program.steps);
         Ok(Self::assemble(gpu, program, capacity))
     }
 
@@ -547,6 +554,7 @@ impl Graph {
             record_ns: 0,
             gpu_ns: None,
             dispatch_gpu_ns: Vec::new(),
+            loops: Vec::new(),
             phases: RunPhases {
                 check_ns,
                 plan_ns: elapsed_ns(planned),
@@ -751,7 +759,9 @@ impl Started<'_> {
         let gpu = &self.checkout.graph.gpu;
         let plan = &self.checkout.plan;
         let mut stamps = Vec::new();
-        let mut targets = crate::readback::targets(plan, sinks, profiling, &mut stamps);
+        let mut status = Vec::new();
+        let mut targets =
+            crate::readback::targets(plan, sinks, profiling, &mut stamps, &mut status);
         let wait_start = std::time::Instant::now();
         let copy_ns = crate::readback::map_and_copy(
             gpu,
@@ -761,6 +771,9 @@ impl Started<'_> {
             &mut targets,
         )?;
         drop(targets);
+        if let Err(e) = self.check_status(&status) {
+            return Err(self.failed_after_wait(e));
+        }
         self.report.phases.wait_ns = elapsed_ns(wait_start).saturating_sub(copy_ns);
         self.report.phases.copy_ns = copy_ns;
         Ok(self.succeeded(gpu, profiling, &stamps))
@@ -775,14 +788,44 @@ impl Started<'_> {
         let gpu = &self.checkout.graph.gpu;
         let plan = &self.checkout.plan;
         let mut stamps = Vec::new();
-        let mut targets = crate::readback::targets(plan, sinks, profiling, &mut stamps);
+        let mut status = Vec::new();
+        let mut targets =
+            crate::readback::targets(plan, sinks, profiling, &mut stamps, &mut status);
         let wait_start = std::time::Instant::now();
         let copy_ns =
             crate::readback::map_and_copy_async(gpu, &plan.map_slots, &mut targets).await?;
         drop(targets);
+        if let Err(e) = self.check_status(&status) {
+            return Err(self.failed_after_wait(e));
+        }
         self.report.phases.wait_ns = elapsed_ns(wait_start).saturating_sub(copy_ns);
         self.report.phases.copy_ns = copy_ns;
         Ok(self.succeeded(gpu, profiling, &stamps))
+    }
+
+    /// The device-side status of the run (append counts, loops, indirect
+    /// grids): loop reports into the report, and an overflow or a grid over
+    /// the limit as the run's error. The plan is fine either way: it goes
+    /// back to the cache, so the next run of this size reuses it.
+    fn check_status(&mut self, status: &[u8]) -> Result<()> {
+        let graph = self.checkout.graph;
+        let plan = &self.checkout.plan;
+        if plan.control.is_none() {
+            return Ok(());
+        }
+        let max = graph.gpu.limits().max_compute_workgroups_per_dimension;
+        let checked =
+            crate::indirect::finish(&graph.program, plan, status, max, &mut self.report.loops);
+        checked
+    }
+
+    /// The run failed after a complete, successful wait (an append overflow,
+    /// an indirect grid over the limit): the plan is sound and goes back to
+    /// the cache.
+    fn failed_after_wait(mut self, error: BackendError) -> BackendError {
+        self.checkout.plan.set_destroy_on_drop(true);
+        self.checkout.succeeded();
+        error
     }
 
     /// The run succeeded: its plan goes back to the cache.
@@ -962,6 +1005,7 @@ mod tests {
             element_size: 4,
             len: Extent::N,
             header_bytes: 0,
+            append: None,
         };
         GraphSpec {
             name: "double".into(),
@@ -1007,6 +1051,7 @@ mod tests {
             features: Cow::Borrowed(&[]),
             schedule: None,
             fused: Cow::Borrowed(&[]),
+            loops: Cow::Borrowed(&[]),
         }
     }
 
