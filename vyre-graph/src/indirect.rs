@@ -284,6 +284,18 @@ pub(crate) fn add_gate_uses(spec: &GraphSpec, uses: &mut [Vec<vyre_analysis::Use
     }
 }
 
+/// Whether node `node` reading `buffer` first is a `zero` loop's first node
+/// reading the flag its gate set to 0 just before.
+pub(crate) fn written_by_gate(spec: &GraphSpec, node: usize, buffer: usize) -> bool {
+    spec.loops.iter().any(|lp| {
+        lp.until == Until::Zero
+            && lp
+                .iterations
+                .first()
+                .is_some_and(|it| it.first_node == node && it.buffer == buffer)
+    })
+}
+
 /// Checks the spec's device-side sizes and loops refer to what exists.
 pub(crate) fn check_spec(spec: &GraphSpec) -> Result<()> {
     let invalid = |reason: String| BackendError::InvalidProgram {

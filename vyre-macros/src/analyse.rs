@@ -571,6 +571,9 @@ pub fn analyse(
     let analysis = vyre_analysis::analyse(&classes, &uses);
     let mut reported: Vec<(usize, usize, u8)> = Vec::new();
     for problem in &analysis.problems {
+        if crate::append::written_by_gate(&loops, problem) {
+            continue;
+        }
         report_problem(
             problem,
             &analysis.problems,

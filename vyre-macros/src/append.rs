@@ -104,6 +104,19 @@ pub fn appends_first(bdecl: Option<&BufferDecl>, kind: Option<BindingKind>) -> b
     bdecl.is_some_and(|b| b.append.is_some()) && kind == Some(BindingKind::ReadWriteStorage)
 }
 
+/// Whether `problem` is a loop's first node reading its `zero` flag, which
+/// the loop's gate set to 0 just before: not a problem.
+pub fn written_by_gate(loops: &[LoopOut], problem: &vyre_analysis::Problem) -> bool {
+    let vyre_analysis::Problem::ReadBeforeWrite { node, buffer } = *problem else {
+        return false;
+    };
+    loops.iter().filter(|l| l.zero).any(|l| {
+        l.iterations
+            .first()
+            .is_some_and(|&(first, _, flag)| first == node && flag == buffer)
+    })
+}
+
 /// The buffer `target` names in iteration `var` (or outside a loop).
 fn resolve(
     target: &BufferRef,
