@@ -3,31 +3,117 @@
 //! truncated to the count. The device side (counts reset, overflow status)
 //! is `indirect.rs`.
 
+use std::sync::{Mutex, PoisonError};
+
 use bytemuck::Pod;
 
 use crate::error::{BackendError, Result};
 use crate::graph::Graph;
+use crate::program::Program;
+
+/// Capacities grown by `grow`: `(n, buffer, capacity)`.
+#[derive(Debug, Default)]
+pub(crate) struct Grown(Mutex<Vec<(u64, usize, u64)>>);
+
+impl Grown {
+    fn get(&self, n: u64, buffer: usize) -> Option<u64> {
+        let grown = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        grown
+            .iter()
+            .find(|&&(m, b, _)| m == n && b == buffer)
+            .map(|&(_, _, c)| c)
+    }
+
+    fn set(&self, n: u64, buffer: usize, capacity: u64) {
+        let mut grown = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        grown.retain(|&(m, b, _)| !(m == n && b == buffer));
+        grown.push((n, buffer, capacity));
+    }
+}
+
+/// The capacity `grow` gives an append buffer that received `count` items:
+/// a quarter more, so that a count that creeps up does not grow every run.
+fn grown_capacity(count: u64) -> u64 {
+    count.saturating_add(count / 4).max(1)
+}
+
+impl Program {
+    /// Elements of buffer `b` at problem size `n` (an append buffer's grown
+    /// capacity, when it grew).
+    pub(crate) fn buffer_elements(&self, b: usize, n: u64) -> u64 {
+        let spec = &self.spec.buffers[b];
+        match spec.append.and_then(|_| self.grown.get(n, b)) {
+            Some(capacity) => capacity.max(spec.len.eval(n)),
+            None => spec.len.eval(n),
+        }
+    }
+
+    /// Bytes of buffer `b` at problem size `n`, header included.
+    pub(crate) fn buffer_bytes(&self, b: usize, n: u64) -> u64 {
+        let spec = &self.spec.buffers[b];
+        self.buffer_elements(b, n)
+            .saturating_mul(u64::from(spec.element_size))
+            .saturating_add(u64::from(spec.header_bytes))
+    }
+
+    /// After `error` in a run of size `n`: when it is an overflow of a
+    /// `grow` buffer, grows that buffer's capacity for `n` and says so.
+    pub(crate) fn grow_on(&self, n: u64, error: &BackendError) -> bool {
+        let BackendError::AppendOverflow { buffer, count, .. } = error else {
+            return false;
+        };
+        let Some(b) = self.spec.buffer_index(buffer) else {
+            return false;
+        };
+        if !self.spec.buffers[b].append.is_some_and(|a| a.grow) {
+            return false;
+        }
+        self.grown.set(n, b, grown_capacity(*count));
+        true
+    }
+}
 
 impl Graph {
     /// Bytes of buffer `buffer` at problem size `n`: its header, then its
-    /// elements (for an append buffer, its capacity).
+    /// elements (for an append buffer, its capacity, which `grow` may have
+    /// raised for `n`).
     ///
     /// # Errors
     /// [`BackendError::InvalidProgram`] for an unknown buffer index.
     pub fn buffer_bytes(&self, buffer: usize, n: u64) -> Result<u64> {
-        let spec =
-            self.program
-                .spec
-                .buffers
-                .get(buffer)
-                .ok_or_else(|| BackendError::InvalidProgram {
-                    graph: self.program.spec.name.to_string(),
-                    reason: format!(
-                        "buffer index {buffer} is out of range ({} buffers)",
-                        self.program.spec.buffers.len()
-                    ),
-                })?;
-        Ok(spec.bytes(n))
+        if buffer >= self.program.spec.buffers.len() {
+            return Err(BackendError::InvalidProgram {
+                graph: self.program.spec.name.to_string(),
+                reason: format!(
+                    "buffer index {buffer} is out of range ({} buffers)",
+                    self.program.spec.buffers.len()
+                ),
+            });
+        }
+        Ok(self.program.buffer_bytes(buffer, n))
+    }
+
+    /// Whether `error`, from a run of problem size `n`, is an overflow of an
+    /// append buffer declared `grow` whose capacity for `n` has since grown
+    /// to hold the count: then the same run, with outputs sized anew
+    /// ([`Graph::buffer_bytes`]), fits. The typed API of `graph!` repeats
+    /// such a run once by itself.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vyre_graph::Graph, e: &vyre_graph::BackendError) {
+    /// if graph.grew_for(e, 1000) { /* size the sinks anew and run again */ }
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn grew_for(&self, error: &BackendError, n: u64) -> bool {
+        let BackendError::AppendOverflow { buffer, count, .. } = error else {
+            return false;
+        };
+        let Some(b) = self.program.spec.buffer_index(buffer) else {
+            return false;
+        };
+        self.program.spec.buffers[b].append.is_some_and(|a| a.grow)
+            && self.program.buffer_elements(b, n) >= *count
     }
 }
 

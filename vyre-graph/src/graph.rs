@@ -316,9 +316,10 @@ impl Graph {
     /// [`BackendError::BufferTooLarge`] when the count does not fit `usize`.
     pub fn buffer_len(&self, buffer: usize, n: u64) -> Result<usize> {
         let spec = self.buffer_spec(buffer)?;
-        usize::try_from(spec.len.eval(n)).map_err(|_| BackendError::BufferTooLarge {
+        let len = self.program.buffer_elements(buffer, n);
+        usize::try_from(len).map_err(|_| BackendError::BufferTooLarge {
             buffer: spec.name.to_string(),
-            bytes: spec.bytes(n),
+            bytes: self.program.buffer_bytes(buffer, n),
             limit: "this host's address space",
             max: usize::MAX as u64,
         })
@@ -346,7 +347,12 @@ impl Graph {
         config: &DispatchConfig,
     ) -> Result<GpuBufferHandle> {
         let spec = self.buffer_spec(buffer)?;
-        GpuBufferHandle::zeroed_with_usage(&self.gpu, spec.bytes(n), config.resident_usage)
+        let _ = spec;
+        GpuBufferHandle::zeroed_with_usage(
+            &self.gpu,
+            self.program.buffer_bytes(buffer, n),
+            config.resident_usage,
+        )
     }
 
     fn buffer_spec(&self, buffer: usize) -> Result<&crate::spec::BufferSpec> {
@@ -629,7 +635,7 @@ impl Graph {
             .program
             .host_outputs
             .iter()
-            .map(|&b| self.program.spec.buffers[b].bytes(n))
+            .map(|&b| self.program.buffer_bytes(b, n))
             .fold(0u64, u64::saturating_add);
         if let Some(limit) = config.max_output_bytes
             && readback > limit
@@ -824,6 +830,12 @@ impl Started<'_> {
     /// the cache.
     fn failed_after_wait(mut self, error: BackendError) -> BackendError {
         self.checkout.plan.set_destroy_on_drop(true);
+        let graph = self.checkout.graph;
+        if graph.program.grow_on(self.checkout.n, &error) {
+            // Its buffers are too small now: dropped, the next run of this
+            // size makes a plan with the grown capacity.
+            return error;
+        }
         self.checkout.succeeded();
         error
     }
@@ -931,11 +943,11 @@ impl RecordedRun<'_> {
         {
             let spec = &program.spec.buffers[b];
             match sink {
-                Sink::Host(dst) if host && dst.len() as u64 != spec.bytes(n) => {
+                Sink::Host(dst) if host && dst.len() as u64 != program.buffer_bytes(b, n) => {
                     return Err(BackendError::LengthMismatch {
                         buffer: spec.name.to_string(),
                         n,
-                        expected: spec.bytes(n),
+                        expected: program.buffer_bytes(b, n),
                         actual: dst.len() as u64,
                     });
                 }

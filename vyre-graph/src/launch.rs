@@ -225,7 +225,7 @@ fn size(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result
             bytes.push(4);
             continue;
         }
-        let logical = b.bytes(n);
+        let logical = program.buffer_bytes(i, n);
         let (limit, max) = if b.class == BufferClass::Uniform {
             (
                 "the device's `max_uniform_buffer_binding_size`",
@@ -290,12 +290,9 @@ fn size(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result
         .map(Vec::len)
         .collect();
     // With append buffers, the results a run can emit are their capacities.
-    let appended: u64 = program
-        .spec
-        .buffers
-        .iter()
-        .filter(|b| b.append.is_some())
-        .map(|b| b.len.eval(n))
+    let appended: u64 = (0..program.spec.buffers.len())
+        .filter(|&b| program.spec.buffers[b].append.is_some())
+        .map(|b| program.buffer_elements(b, n))
         .fold(0, u64::saturating_add);
     let has_appends = program.spec.buffers.iter().any(|b| b.append.is_some());
     let recommendation = LaunchRecommendation {

@@ -39,6 +39,8 @@ pub(crate) struct Program {
     pub(crate) steps: crate::indirect::Steps,
     /// The control pipeline, when there are steps.
     pub(crate) control: Option<crate::indirect::Control>,
+    /// Append capacities grown by `grow` (`append.rs`).
+    pub(crate) grown: crate::append::Grown,
 }
 
 impl Program {
@@ -92,6 +94,7 @@ impl Program {
             bound,
             steps,
             control: None,
+            grown: crate::append::Grown::default(),
         }
     }
 
@@ -199,7 +202,7 @@ impl Program {
         let mut readback = 0u64;
         for (sink, &b) in sinks.iter().zip(&self.host_outputs) {
             let spec = &self.spec.buffers[b];
-            let expected = spec.bytes(n);
+            let expected = self.buffer_bytes(b, n);
             match sink {
                 Sink::Host(dst) => {
                     if dst.len() as u64 != expected {

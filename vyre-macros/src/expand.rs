@@ -577,6 +577,57 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
         quote!(let #ident = self.graph.create_resident(#index, n, config)?;)
     });
     let out_names: Vec<&Ident> = outputs.iter().map(|(_, b)| &b.name).collect();
+    // With a `grow` append buffer, a run that overflowed it is repeated once
+    // (the runtime grew the capacity for `n`).
+    let grows = a.buffers.iter().any(|b| b.append == Some(true));
+    let run_into_body = if grows {
+        quote! {
+            let mut __vyre_again = true;
+            loop {
+                #(#host_resizes)*
+                match self.graph.run(n, __vyre_feeds, &mut [#(#host_sinks),*], config) {
+                    ::core::result::Result::Err(e) if __vyre_again && self.graph.grew_for(&e, n) => {
+                        __vyre_again = false;
+                    }
+                    result => {
+                        let report = result?;
+                        #(#host_splits)*
+                        return ::core::result::Result::Ok(report);
+                    }
+                }
+            }
+        }
+    } else {
+        quote! {
+            #(#host_resizes)*
+            let report = self.graph.run(n, __vyre_feeds, &mut [#(#host_sinks),*], config)?;
+            #(#host_splits)*
+            ::core::result::Result::Ok(report)
+        }
+    };
+    let run_resident_body = if grows {
+        quote! {
+            let mut __vyre_again = true;
+            loop {
+                let outputs = self.resident_outputs(config, n)?;
+                match self.graph.run(n, __vyre_feeds, &mut [#(#p::Sink::Device(&outputs.#out_names)),*], config) {
+                    ::core::result::Result::Err(e) if __vyre_again && self.graph.grew_for(&e, n) => {
+                        __vyre_again = false;
+                    }
+                    result => {
+                        result?;
+                        return ::core::result::Result::Ok(outputs);
+                    }
+                }
+            }
+        }
+    } else {
+        quote! {
+            let outputs = self.resident_outputs(config, n)?;
+            self.graph.run(n, __vyre_feeds, &mut [#(#p::Sink::Device(&outputs.#out_names)),*], config)?;
+            ::core::result::Result::Ok(outputs)
+        }
+    };
     let spec = spec(a);
 
     let outputs_doc =
@@ -676,10 +727,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
                 #feeds
                 #problem_size
                 self.graph.check_problem_size(n, config)?;
-                #(#host_resizes)*
-                let report = self.graph.run(n, __vyre_feeds, &mut [#(#host_sinks),*], config)?;
-                #(#host_splits)*
-                ::core::result::Result::Ok(report)
+                #run_into_body
             }
 
             /// Like [`Self::run`], but leaves the outputs on the device (to feed another graph or read later).
@@ -699,9 +747,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             pub fn run_resident_with #lifetime (&self, config: &#p::DispatchConfig, #n_param #(#params),*) -> ::core::result::Result<#resident_name, #p::BackendError> {
                 #feeds
                 #problem_size
-                let outputs = self.resident_outputs(config, n)?;
-                self.graph.run(n, __vyre_feeds, &mut [#(#p::Sink::Device(&outputs.#out_names)),*], config)?;
-                ::core::result::Result::Ok(outputs)
+                #run_resident_body
             }
 
             /// Device buffers for every output at problem size `n` (with `config.resident_usage` added), to record runs into with [`Self::record`].
