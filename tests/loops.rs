@@ -192,3 +192,20 @@ fn a_flag_left_at_zero_stops_the_loop() {
         assert_eq!(report.loops, vec![want_loop], "max {max}");
     }
 }
+
+#[test]
+fn describe_and_dot_show_append_capacities_indirect_sizes_and_loops() {
+    let _serial = serial();
+    let graph = Halving::new(&gpu()).expect("graph");
+    let text = graph.describe().to_string();
+    assert!(text.contains("buffer `fa` append capacity [n]"), "{text}");
+    assert!(text.contains("over count(fa)"), "{text}");
+    assert!(text.contains("over count(fb)"), "{text}");
+    assert!(
+        text.contains("loop `repeat up to 10 as i until empty(ping(fa, fb))`: up to 10 iterations"),
+        "{text}"
+    );
+    let dot = graph.to_dot();
+    assert!(dot.contains("cluster_loop0"), "{dot}");
+    assert_eq!(graph.describe().loops[0].1.len(), 10);
+}

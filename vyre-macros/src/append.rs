@@ -285,9 +285,11 @@ pub fn loop_out(
         }
         // The gate reads the count before the iteration's first node: some
         // earlier node must have appended (an input arrives with its count).
-        let appended_before = uses
-            .get(..range.start)
-            .is_some_and(|u| u.iter().flatten().any(|u| u.buffer == b && u.access.writes()));
+        let appended_before = uses.get(..range.start).is_some_and(|u| {
+            u.iter()
+                .flatten()
+                .any(|u| u.buffer == b && u.access.writes())
+        });
         if !until.zero && bdecl.class != BufferClass::Input && !appended_before {
             diag.error(
                 span,
