@@ -331,6 +331,27 @@ pub(crate) fn check_spec(spec: &GraphSpec) -> Result<()> {
             )));
         }
     }
+    // A fused dispatch runs unconditionally on a host-planned grid.
+    for group in spec.fused.iter() {
+        let dynamic = group.nodes.iter().find(|&&n| {
+            spec.nodes
+                .get(n)
+                .is_some_and(|node| node.size.device_source().is_some())
+                || spec.loops.iter().any(|l| l.iteration_of(n).is_some())
+        });
+        if let Some(&n) = dynamic {
+            return Err(invalid(format!(
+                "fused group `{}` contains node `{}`, which is sized on the device or inside a loop that stops itself; never fuse such nodes",
+                group.dispatch.label, spec.nodes[n].label
+            )));
+        }
+        if group.dispatch.size.device_source().is_some() {
+            return Err(invalid(format!(
+                "fused group `{}` is sized on the device; a fused dispatch needs a host-planned size",
+                group.dispatch.label
+            )));
+        }
+    }
     for lp in spec.loops.iter() {
         if lp.iterations.is_empty() {
             return Err(invalid(format!(
