@@ -582,3 +582,62 @@ fn a_count_past_the_fold_point_of_an_x_only_kernel_is_reported() {
     }
     run(1000).0.expect("and the graph runs again");
 }
+
+mod consume {
+    use super::*;
+    graph! {
+        /// Two appenders accumulate; a reader consumes; the next append
+        /// starts from 0.
+        pub struct Consume;
+
+        kernel keep = wgsl {
+            struct Hits { count: atomic<u32>, items: array<u32> }
+            override DIV: u32 = 2u;
+            @group(0) @binding(0) var<storage, read> x: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> hits: Hits;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&x) && x[g.x] % DIV == 0u {
+                    let slot = atomicAdd(&hits.count, 1u);
+                    if slot < arrayLength(&hits.items) { hits.items[slot] = x[g.x]; }
+                }
+            }
+        };
+        kernel tally = wgsl {
+            struct HitsIn { count: u32, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> hits: HitsIn;
+            @group(0) @binding(1) var<storage, read_write> seen: array<u32>;
+            @compute @workgroup_size(1)
+            fn main() { seen[0] = hits.count; }
+        };
+
+        input x[n];
+        append hits[2 * n];
+        output seen[1];
+
+        node twos = keep(x: x, hits: hits) over n with { DIV = 2 };
+        node threes = keep(x: x, hits: hits) over n with { DIV = 3 };
+        node tally(hits: hits, seen: seen) grid [1, 1, 1];
+        node fives = keep(x: x, hits: hits) over n with { DIV = 5 };
+    }
+}
+
+#[test]
+fn appenders_accumulate_until_a_reader_consumes_the_buffer() {
+    let _serial = serial();
+    let graph = consume::Consume::new(&gpu()).expect("graph");
+    for n in [1usize, 30, 1000] {
+        let x: Vec<u32> = (0..n as u32).collect();
+        let out = graph.run(&x).expect("run");
+        let count = |d: u32| x.iter().filter(|v| *v % d == 0).count() as u32;
+        assert_eq!(
+            out.seen,
+            [count(2) + count(3)],
+            "n = {n}: two appenders accumulate"
+        );
+        let mut got = out.hits.clone();
+        got.sort_unstable();
+        let want: Vec<u32> = x.iter().copied().filter(|v| v % 5 == 0).collect();
+        assert_same(&got, &want, "after the reader, the append starts from 0");
+    }
+}
