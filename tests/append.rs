@@ -641,3 +641,54 @@ fn appenders_accumulate_until_a_reader_consumes_the_buffer() {
         assert_same(&got, &want, "after the reader, the append starts from 0");
     }
 }
+
+#[test]
+fn async_and_recorded_runs_check_the_counts_too() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = Evens::new(&gpu).expect("graph");
+    let config = vyre_graph::DispatchConfig::default();
+    // Async: an overflow is the future's error; then a right run.
+    let over = pollster::block_on(graph.run_async(&config, &with_evens(1000, 251)));
+    assert!(
+        matches!(
+            over,
+            Err(BackendError::AppendOverflow {
+                count: 251,
+                capacity: 250,
+                ..
+            })
+        ),
+        "{over:?}"
+    );
+    let x = with_evens(1000, 40);
+    let out = pollster::block_on(graph.run_async(&config, &x)).expect("async run");
+    let mut got = out.hits.clone();
+    got.sort_unstable();
+    assert_same(&got, &evens(&x), "async items");
+    // Recorded into the caller's encoder: `read` checks the status.
+    let outputs = graph.resident_outputs(&config, 1000).expect("outputs");
+    let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    let x = with_evens(1000, 300);
+    let recorded = graph
+        .record(&mut encoder, &config, &outputs, &x)
+        .expect("record");
+    let submission = gpu.queue().submit([encoder.finish()]);
+    let read = recorded.read(
+        submission,
+        &mut [vyre_graph::Sink::Skip, vyre_graph::Sink::Skip],
+    );
+    assert!(
+        matches!(read, Err(BackendError::AppendOverflow { count: 300, .. })),
+        "{read:?}"
+    );
+    // A resident output holds the count, then the items.
+    let x = with_evens(1000, 7);
+    let resident = graph.run_resident(&x).expect("resident");
+    let bytes = resident.hits.read(&gpu).expect("read");
+    assert_eq!(bytes.len(), 4 + 4 * 250);
+    assert_eq!(
+        u32::from_ne_bytes(bytes[..4].try_into().expect("4 bytes")),
+        7
+    );
+}
