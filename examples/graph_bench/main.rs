@@ -210,6 +210,7 @@ struct Workload<'a> {
 fn unfused(spec: &GraphSpec) -> GraphSpec {
     GraphSpec {
         fused: std::borrow::Cow::Borrowed(&[]),
+        loops: std::borrow::Cow::Borrowed(&[]),
         ..spec.clone()
     }
 }
@@ -237,6 +238,7 @@ fn hand_fused_chain(gpu: &Gpu, n: u64) -> HandGraph {
         len: Extent::N,
         header_bytes: 0,
         texture: None,
+        append: None,
     };
     let spec = GraphSpec {
         name: "hand fused chain64".into(),
@@ -282,6 +284,7 @@ fn hand_fused_chain(gpu: &Gpu, n: u64) -> HandGraph {
         features: Cow::Borrowed(&[]),
         schedule: None,
         fused: Cow::Borrowed(&[]),
+        loops: Cow::Borrowed(&[]),
     };
     HandGraph::new(gpu, &spec, n)
 }

@@ -116,6 +116,7 @@ pub fn buffer(name: &str, class: BufferClass, elem_size: u32, extent: Extent) ->
         len: extent,
         header_bytes: 0,
         texture: None,
+        append: None,
     }
 }
 
@@ -159,6 +160,7 @@ pub fn graph_spec(
         features: Cow::Borrowed(&[]),
         schedule: None,
         fused: Cow::Borrowed(&[]),
+        loops: Cow::Borrowed(&[]),
         name: Cow::Owned(name.to_owned()),
         kernels: Cow::Owned(kernels),
         buffers: Cow::Owned(buffers),

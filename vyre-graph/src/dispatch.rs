@@ -158,6 +158,7 @@ impl GpuDispatchGraph {
                 len: Extent::constant(elements),
                 header_bytes: 0,
                 texture: None,
+                append: None,
             });
             let mut outputs = 0;
             for b in &sorted {
@@ -171,6 +172,7 @@ impl GpuDispatchGraph {
                         len: Extent::constant(elements),
                         header_bytes: 0,
                         texture: None,
+                        append: None,
                     });
                     outputs += 1;
                     buffers.len() - 1
@@ -214,6 +216,7 @@ impl GpuDispatchGraph {
             features: Cow::Borrowed(&[]),
             schedule: None,
             fused: Cow::Borrowed(&[]),
+            loops: Cow::Borrowed(&[]),
         };
         let analysis = crate::program::validate(&spec)?;
         let layouts = self

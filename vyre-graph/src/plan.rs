@@ -93,7 +93,9 @@ impl Topology {
 pub struct LaunchRecommendation {
     /// Workgroups along x for the largest node's grid.
     pub worker_groups: u32,
-    /// Invocations the largest node's grid covers
+    /// Results a launch can emit: in a graph with append buffers, the sum of
+    /// their capacities at this problem size (grown ones included);
+    /// otherwise the invocations the largest node's grid covers
     /// (`worker_groups × workgroup_size_x`).
     pub hit_capacity: u64,
     /// Estimated peak of device memory held while the graph runs, in bytes.
@@ -203,7 +205,9 @@ pub struct BatchDispatchPlan {
     pub worker_groups: u32,
     /// Threads per workgroup along x.
     pub workgroup_size_x: u32,
-    /// Invocations the largest node's grid covers.
+    /// Results a launch can emit: the sum of the append buffers' capacities
+    /// in a graph that has any (`append hits[CAP];`), else the invocations
+    /// the largest node's grid covers.
     pub hit_capacity: u64,
     /// Estimated peak of device memory held while the graph runs, in bytes.
     pub estimated_peak_device_bytes: u64,

@@ -37,6 +37,13 @@ pub(crate) struct Program {
     /// The sampler of each graph resource that is a sampler, made once per
     /// graph ([`crate::texture::create_samplers`]).
     pub(crate) samplers: Vec<Option<wgpu::Sampler>>,
+    /// Control steps for append counts, indirect dispatches and loops
+    /// (`indirect.rs`).
+    pub(crate) steps: crate::steps::Steps,
+    /// The control pipeline, when there are steps.
+    pub(crate) control: Option<crate::indirect::Control>,
+    /// Append capacities grown by `grow` (`append.rs`).
+    pub(crate) grown: crate::append::Grown,
 }
 
 impl Program {
@@ -68,6 +75,16 @@ impl Program {
                 *b = true;
             }
         }
+        // Counts and indirect grids are read from buffers too.
+        for d in &dispatches {
+            if let Dispatch::Node(n) = *d
+                && let Some(b) = spec.nodes[n].size.device_source()
+                && let Some(b) = bound.get_mut(b)
+            {
+                *b = true;
+            }
+        }
+        let steps = crate::steps::plan_steps(&spec, &dispatches);
         Program {
             spec,
             analysis,
@@ -79,6 +96,9 @@ impl Program {
             host_outputs,
             bound,
             samplers: Vec::new(),
+            steps,
+            control: None,
+            grown: crate::append::Grown::default(),
         }
     }
 
@@ -195,7 +215,7 @@ impl Program {
         let mut readback = 0u64;
         for (sink, &b) in sinks.iter().zip(&self.host_outputs) {
             let spec = &self.spec.buffers[b];
-            let expected = spec.bytes(n);
+            let expected = self.buffer_bytes(b, n);
             if let Sink::Host(dst) = sink {
                 check_texture_io(spec, n, dst.len() as u64, false)?;
             }
@@ -331,7 +351,8 @@ pub(crate) fn node_uses(spec: &GraphSpec, node: &NodeSpec) -> Vec<Use> {
     let Some(kernel) = spec.kernels.get(node.kernel) else {
         return Vec::new();
     };
-    node.bindings
+    let mut uses: Vec<Use> = node
+        .bindings
         .iter()
         .filter_map(|nb| {
             let b = kernel
@@ -350,7 +371,15 @@ pub(crate) fn node_uses(spec: &GraphSpec, node: &NodeSpec) -> Vec<Use> {
                 access,
             })
         })
-        .collect()
+        .collect();
+    // `over count(b)` and `grid indirect(b)` read `b` (its count, its grid).
+    if let Some(b) = node.size.device_source() {
+        match uses.iter_mut().find(|u| u.buffer == b) {
+            Some(u) => u.access = u.access.union(Access::Read),
+            None => uses.push(Use::read(b)),
+        }
+    }
+    uses
 }
 
 fn describe_binding(b: &BindingSpec) -> String {
@@ -394,7 +423,9 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
     }
     check_fused(spec)?;
     let classes: Vec<BufferClass> = spec.buffers.iter().map(|b| b.class).collect();
-    let uses: Vec<Vec<Use>> = spec.nodes.iter().map(|n| node_uses(spec, n)).collect();
+    let mut uses: Vec<Vec<Use>> = spec.nodes.iter().map(|n| node_uses(spec, n)).collect();
+    crate::loops::check_spec(spec)?;
+    crate::loops::add_gate_uses(spec, &mut uses);
     let analysis = vyre_analysis::analyse_keyed(&classes, &spec.alias_keys(), &uses);
     if let Some(schedule) = &spec.schedule
         && (*schedule.levels != *analysis.levels || *schedule.slots != *analysis.slots)
@@ -443,6 +474,21 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
                     .get(b)
                     .map_or_else(|| "?".to_string(), |c| format!("{c:?}"))
             ),
+            // A `zero` loop's gate sets its flag before the first node.
+            Problem::ReadBeforeWrite { node: n, buffer: b }
+                if crate::loops::written_by_gate(spec, n, b) =>
+            {
+                continue;
+            }
+            // The first append reads a count the runtime set to 0.
+            Problem::ReadBeforeWrite { node: n, buffer: b }
+                if spec.buffers.get(b).is_some_and(|x| x.append.is_some())
+                    && uses
+                        .get(n)
+                        .is_some_and(|u| u.iter().any(|u| u.buffer == b && u.access.writes())) =>
+            {
+                continue;
+            }
             Problem::ReadBeforeWrite { node: n, buffer: b } => format!(
                 "node `{}` reads `{}` before any node writes it; write it first or make it an input",
                 node(n),

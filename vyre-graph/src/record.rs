@@ -45,6 +45,7 @@ pub(crate) fn encode(
             crate::texture::copy_texture(encoder, h.texture(), texture);
         }
     }
+    crate::indirect::encode_start(encoder, program, plan);
     {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(recording.label),
@@ -63,6 +64,11 @@ pub(crate) fn encode(
             if let Some(t) = per_dispatch {
                 pass.write_timestamp(&t.queries, 2 + node as u32);
             }
+            // Counts reset, loop gates, indirect arguments (`indirect.rs`).
+            let indirect = crate::indirect::encode_before(&mut pass, program, plan, node);
+            if program.steps.has_steps_before(node) {
+                current = usize::MAX;
+            }
             let pipeline = program.dispatch_pipeline(node);
             if pipeline != current {
                 pass.set_pipeline(&program.pipelines[pipeline]);
@@ -71,12 +77,16 @@ pub(crate) fn encode(
             for (group, bind_group) in plan.bind_groups[node].iter().enumerate() {
                 pass.set_bind_group(group as u32, bind_group, &[]);
             }
-            pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+            match indirect {
+                Some((args, offset)) => pass.dispatch_workgroups_indirect(args, offset),
+                None => pass.dispatch_workgroups(grid[0], grid[1], grid[2]),
+            }
         }
         if let Some(t) = per_dispatch {
             pass.write_timestamp(&t.queries, 2 + recording.grids.len() as u32);
         }
     }
+    crate::indirect::encode_status(encoder, program, plan);
     let mut reads_back = false;
     for (k, (sink, &b)) in recording
         .sinks

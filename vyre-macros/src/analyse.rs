@@ -86,6 +86,8 @@ pub struct BufferOut {
     pub header_bytes: u32,
     /// A texture (`len` is its width) or a sampler.
     pub texture: Option<crate::textures::TextureDecl>,
+    /// An append buffer (`Some(grow)`).
+    pub append: Option<bool>,
 }
 
 /// A node's dispatch size.
@@ -95,6 +97,10 @@ pub enum SizeOut {
     Invocations(Extent),
     /// Workgroups.
     Workgroups([Extent; 3]),
+    /// `over count(b)`: the count of buffer `b`, read on the device.
+    Count(usize),
+    /// `grid indirect(b)`: the grid in buffer `b`, read on the device.
+    Indirect(usize),
 }
 
 /// One unrolled node.
@@ -138,6 +144,8 @@ pub struct GraphAnalysis {
     pub fused: Vec<crate::fuse::FusedOut>,
     /// Declared device features (`vyre_graph::spec::Feature` variants).
     pub features: Vec<&'static str>,
+    /// Loops that stop themselves (`repeat up to K .. until ..`).
+    pub loops: Vec<crate::append::LoopOut>,
 }
 
 /// Rust prelude names a generated struct must not take: it would shadow
@@ -205,15 +213,20 @@ struct Site {
     element_size: u32,
     header: Option<RustTy>,
     header_bytes: u32,
+    first_member: Option<(String, String)>,
     span: Span,
 }
 
 /// One node use of a buffer, for hazard messages.
-struct UseSite {
-    span: Span,
-    binding: String,
-    kind: BindingKind,
-    wgsl_type: String,
+pub struct UseSite {
+    /// Where the node names the buffer.
+    pub span: Span,
+    /// The binding (or `count(b)`, `until empty(b)`).
+    pub binding: String,
+    /// How it is bound.
+    pub kind: BindingKind,
+    /// Its WGSL type.
+    pub wgsl_type: String,
 }
 
 /// Checks the whole graph. `kernels[i]` is the interface of kernel `i`, or
@@ -322,6 +335,7 @@ pub fn analyse(
     let mut node_decl_of: Vec<usize> = Vec::new();
     let mut default_size_users: Vec<bool> = kernels.iter().map(|_| false).collect();
     let mut decl_counter = 0usize;
+    let mut loops: Vec<crate::append::LoopOut> = Vec::new();
     let ctx = Ctx {
         kernel_decls: &kernel_decls,
         kernels: &kernels,
@@ -342,7 +356,10 @@ pub fn analyse(
         }
         let iterations = repeat.map_or(1, |(_, c)| c);
         let mut failed: Vec<bool> = decls.iter().map(|_| false).collect();
+        // Node ranges of each iteration, for `repeat up to K .. until`.
+        let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
         for i in 0..iterations {
+            let first = nodes.len();
             for (d, decl) in decls.iter().enumerate() {
                 let decl_id = decl_counter + d;
                 let Some(Some(kernel)) = checked.get(d) else {
@@ -372,6 +389,24 @@ pub fn analyse(
                     }
                 }
             }
+            ranges.push(first..nodes.len());
+        }
+        if let NodeItem::Repeat(r) = item
+            && let Some(until) = &r.until
+            && !incomplete
+            && let Some(lp) = crate::append::loop_out(
+                r,
+                until,
+                &ranges,
+                &buffer_index,
+                &buffer_decls,
+                &mut nodes,
+                &mut uses,
+                &mut use_sites,
+                diag,
+            )
+        {
+            loops.push(lp);
         }
         decl_counter += decls.len();
     }
@@ -527,12 +562,34 @@ pub fn analyse(
         }
     }
 
+    // Data-dependent sizes and loops (`append.rs`).
+    crate::append::check_device_reads(
+        &nodes,
+        &loops,
+        &buffer_decls,
+        &uses,
+        &use_sites,
+        |b| {
+            sites
+                .get(b)
+                .and_then(Option::as_ref)
+                .map(|s| (s.element.display(), s.first_member.clone()))
+        },
+        diag,
+    );
+    if !diag.is_empty() {
+        return None;
+    }
+
     // Hazards.
     let classes: Vec<BufferClass> = buffer_decls.iter().map(|b| b.class).collect();
     let alias_keys = crate::textures::alias_keys(&buffer_decls);
     let analysis = vyre_analysis::analyse_keyed(&classes, &alias_keys, &uses);
     let mut reported: Vec<(usize, usize, u8)> = Vec::new();
     for problem in &analysis.problems {
+        if crate::append::written_by_gate(&loops, problem) {
+            continue;
+        }
         report_problem(
             problem,
             &analysis.problems,
@@ -612,6 +669,7 @@ pub fn analyse(
                 header: s.header,
                 header_bytes: s.header_bytes,
                 texture: b.texture.clone(),
+                append: b.append.as_ref().map(|a| a.grow.is_some()),
             })
         })
         .collect();
@@ -627,6 +685,7 @@ pub fn analyse(
         || nodes.iter().any(|n| match n.size {
             SizeOut::Invocations(e) => e.depends_on_n(),
             SizeOut::Workgroups(es) => es.iter().any(Extent::depends_on_n),
+            SizeOut::Count(_) | SizeOut::Indirect(_) => false,
         })
     {
         ProblemSize::Param
@@ -666,6 +725,7 @@ pub fn analyse(
         levels: analysis.levels,
         slots: analysis.slots,
         fused: Vec::new(),
+        loops,
     })
 }
 
@@ -704,6 +764,7 @@ const MAX_WORKGROUPS_PER_DIMENSION: u64 = 65_535;
 fn check_node_size(decl: &NodeDecl, native: bool, diag: &mut Diagnostics) {
     let label = decl.label.as_ref().unwrap_or(&decl.kernel);
     match &decl.size {
+        SizeDecl::Device(_) => {}
         SizeDecl::Over(e) => {
             if e.extent == Extent::constant(0) {
                 diag.error(
@@ -1016,6 +1077,7 @@ impl Ctx<'_> {
                         element_size: format.map_or(binding.element_size, |f| f.bytes()),
                         header: None,
                         header_bytes: 0,
+                        first_member: None,
                         span,
                     });
                 }
@@ -1062,9 +1124,12 @@ impl Ctx<'_> {
             // One element type per buffer.
             match sites.get_mut(bi) {
                 Some(Some(site)) => {
+                    // Writers and readers of an append buffer name their
+                    // structs differently (`count: atomic<u32>` / `u32`).
+                    let same_header = bdecl.append.is_some() || site.header == binding.header;
                     if site.element != binding.element
                         || site.element_size != binding.element_size
-                        || site.header != binding.header
+                        || !same_header
                         || site.header_bytes != binding.header_bytes
                     {
                         diag.error_with_note(
@@ -1096,6 +1161,7 @@ impl Ctx<'_> {
                         element_size: binding.element_size,
                         header: binding.header.clone(),
                         header_bytes: binding.header_bytes,
+                        first_member: binding.first_member.clone(),
                         span,
                     });
                 }
@@ -1117,8 +1183,11 @@ impl Ctx<'_> {
                 );
             }
             node_bindings.push((binding.group, binding.binding, bi));
-            let entry = by_buffer.entry(bi).or_insert((binding.access, Vec::new()));
-            entry.0 = entry.0.union(binding.access);
+            // Append buffers: the count's contract (`append.rs`); appending
+            // to an input is one error, not also a write to a read-only one.
+            let access = crate::append::check_binding(bdecl, binding, span, &in_iteration, diag);
+            let entry = by_buffer.entry(bi).or_insert((access, Vec::new()));
+            entry.0 = entry.0.union(access);
             entry.1.push((binding.name.clone(), binding.kind));
             node_sites.entry(bi).or_insert(UseSite {
                 span,
@@ -1235,6 +1304,26 @@ impl Ctx<'_> {
         let size = match &decl.size {
             SizeDecl::Over(e) => SizeOut::Invocations(e.extent),
             SizeDecl::Grid(es) => SizeOut::Workgroups(es.map(|e: ExtentExpr| e.extent)),
+            SizeDecl::Device(d) => {
+                let (size, bi, span) = crate::append::device_size(
+                    d,
+                    var,
+                    self.buffer_index,
+                    self.buffer_decls,
+                    &label,
+                    diag,
+                )?;
+                // The count (or grid) is a read of the buffer by this node.
+                let entry = by_buffer.entry(bi).or_insert((Access::Read, Vec::new()));
+                entry.0 = entry.0.union(Access::Read);
+                node_sites.entry(bi).or_insert(UseSite {
+                    span,
+                    binding: crate::append::size_text(d),
+                    kind: BindingKind::ReadOnlyStorage,
+                    wgsl_type: "u32".to_owned(),
+                });
+                size
+            }
         };
         let mut uses: Vec<Use> = by_buffer
             .iter()
@@ -1352,6 +1441,13 @@ fn report_problem(
             );
         }
         Problem::ReadBeforeWrite { node, buffer } => {
+            // The first append reads a count the runtime set to 0.
+            if crate::append::appends_first(
+                ctx.buffer_decls.get(buffer),
+                node_site(node, buffer).map(|s| s.kind),
+            ) {
+                return;
+            }
             // An output nobody writes is reported once, as such.
             if problems.contains(&Problem::OutputNeverWritten { buffer }) || !once(node, buffer, 1)
             {
@@ -1364,6 +1460,16 @@ fn report_problem(
             ) else {
                 return;
             };
+            if b.append.is_some() {
+                diag.error(
+                    site.span,
+                    format!(
+                        "node `{}` reads append buffer `{}` through `{}` before any node appends to it; its count and items exist only after an append: put a node that appends to `{}` earlier",
+                        n.label, b.name, site.binding, b.name
+                    ),
+                );
+                return;
+            }
             diag.error(
                 site.span,
                 format!(
@@ -1389,6 +1495,16 @@ fn report_problem(
             let help = crate::hints::writer(nodes, ctx.kernels, element)
                 .map(|w| format!("\nhelp: {w}"))
                 .unwrap_or_default();
+            if b.append.is_some() {
+                diag.error(
+                    b.name.span(),
+                    format!(
+                        "append buffer `{}` is never appended to by any node (nodes only read it)\nhelp: bind it in a kernel as `struct Hits {{ count: atomic<u32>, items: array<T> }}` with `var<storage, read_write>`, and append with `atomicAdd(&{}.count, 1u)`; or declare it `input` if another graph fills it",
+                        b.name, b.name
+                    ),
+                );
+                return;
+            }
             diag.error(
                 b.name.span(),
                 format!(
