@@ -226,3 +226,96 @@ fn random_chains_form_valid_groups() {
         }
     }
 }
+
+/// The schedule's device slot of each buffer in an expansion.
+fn slots(expansion: &str) -> Vec<usize> {
+    let at = expansion.find("slots :").expect("slots");
+    let rest = &expansion[at..];
+    let open = rest.find('[').expect("slots");
+    let close = rest.find(']').expect("slots");
+    rest[open + 1..close]
+        .split(',')
+        .filter_map(|s| s.trim().trim_end_matches("usize").trim().parse().ok())
+        .collect()
+}
+
+#[test]
+fn intermediates_in_registers_may_share_a_slot_with_the_group_s_buffers() {
+    // t2 (written by b, read by c) and t4 (c's and d's intermediate)
+    // share a slot: t2 is dead once c has read it. t4 lives in a register
+    // inside c..e and is never allocated, so c, d and e fuse into one group.
+    // `b` writes its neighbour's element: never in a group with what
+    // follows it.
+    let kernel = |name: &str, index: &str| {
+        format!(
+            r#"kernel {name} = "
+                @group(0) @binding(0) var<storage, read> src: array<u32>;
+                @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+                @compute @workgroup_size(64)
+                fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
+                    if g.x < arrayLength(&dst) {{ dst[{index}] = src[g.x] * 3u + 1u; }}
+                }}";
+            "#
+        )
+    };
+    let src = format!(
+        "struct G;
+        {}{}{}{}{}
+        input x[n]; intermediate t1[n]; intermediate t2[n]; intermediate t3[n];
+        intermediate t4[n]; output y[n];
+        node a(src: x, dst: t1) over n;
+        node b(src: t1, dst: t2) over n;
+        node c(src: t2, dst: t3) over n;
+        node d(src: t3, dst: t4) over n;
+        node e(src: t4, dst: y) over n;",
+        kernel("a", "g.x"),
+        kernel("b", "(g.x + 1u) % arrayLength(&src)"),
+        kernel("c", "g.x"),
+        kernel("d", "g.x"),
+        kernel("e", "g.x"),
+    );
+    let ts = expand(&src);
+    let out = ts.to_string();
+    assert!(compile_errors(&ts).is_empty(), "{out}");
+    // Buffers: x, t1, t2, t3, t4, y.
+    let s = slots(&out);
+    assert_eq!(s.len(), 6, "{out}");
+    assert_eq!(s[2], s[4], "t2 and t4 alias: {s:?}");
+    assert_eq!(s[1], s[3], "t1 and t3 alias: {s:?}");
+    assert_eq!(groups(&out), vec![vec![2, 3, 4]], "{out}");
+    let sources = fused_sources(&ts);
+    assert_eq!(sources.len(), 1);
+    // t3 (buffer 3) and t4 (buffer 4) in registers; t2 and y bound.
+    assert!(
+        !sources[0].contains("var<private> vyre_b2"),
+        "{}",
+        sources[0]
+    );
+    assert!(
+        sources[0].contains("var<private> vyre_b3: u32;"),
+        "{}",
+        sources[0]
+    );
+    assert!(
+        sources[0].contains("var<private> vyre_b4: u32;"),
+        "{}",
+        sources[0]
+    );
+    assert!(sources[0].contains("read_write> vyre_b5"), "{}", sources[0]);
+
+    // With t4 also read after the group, it stays in memory beside t2, its
+    // slot mate: c and d may not share a dispatch (t2 and t4 would overwrite
+    // each other), so fusion starts at d instead.
+    let reread = src
+        .replace("output y[n];", "output y[n]; output z[n];")
+        .replace(
+            "node e(src: t4, dst: y) over n;",
+            "node e(src: t4, dst: y) over n;\n        node f = e(src: t4, dst: z) over n unfused;",
+        );
+    let ts = expand(&reread);
+    let out = ts.to_string();
+    assert!(compile_errors(&ts).is_empty(), "{out}");
+    let s = slots(&out);
+    assert_eq!(s[2], s[4], "t2 and t4 still alias: {s:?}");
+    assert_eq!(groups(&out), vec![vec![3, 4]], "{out}");
+}
