@@ -74,8 +74,9 @@ fn chain_fused_equals_unfused() {
     assert!(chain::Unfused::SPEC.fused.is_empty());
     let fused = chain::Fused::new(&gpu).expect("fused");
     let unfused = chain::Unfused::new(&gpu).expect("unfused");
-    // Members get no pipeline of their own: one for the fused dispatch.
-    assert_eq!(fused.graph().pipeline_count(), 1);
+    // Members get no pipeline of their own: one for the fused dispatch and
+    // one for its grid-stride loop.
+    assert_eq!(fused.graph().pipeline_count(), 2);
     assert_eq!(unfused.graph().pipeline_count(), 4);
     // Visible: describe() lists the group, DOT draws it as a cluster.
     let d = fused.describe();

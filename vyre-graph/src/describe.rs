@@ -65,6 +65,10 @@ pub struct Description {
     /// Fused groups: each group's dispatch label and member nodes (indices
     /// into `nodes`), run as one dispatch.
     pub fused: Vec<(String, Vec<usize>)>,
+    /// For each fused group, the workgroups its grid-stride loop runs on
+    /// under [`crate::GridStride::Auto`] (when its plain grid has more);
+    /// `None` when it always runs its plain grid.
+    pub grid_stride: Vec<Option<u32>>,
 }
 
 impl fmt::Display for Description {
@@ -107,17 +111,24 @@ impl fmt::Display for Description {
                 None => writeln!(f, ", unused")?,
             }
         }
-        for (label, members) in &self.fused {
+        for (g, (label, members)) in self.fused.iter().enumerate() {
             let names: Vec<&str> = members
                 .iter()
                 .map(|&m| self.nodes.get(m).map_or("?", |n| n.label.as_str()))
                 .collect();
-            writeln!(
+            write!(
                 f,
                 "  fused {label}: {} nodes in one dispatch ({})",
                 members.len(),
                 names.join(", ")
             )?;
+            match self.grid_stride.get(g).copied().flatten() {
+                Some(w) => writeln!(
+                    f,
+                    ", a grid-stride loop on {w} workgroups when its grid has more"
+                )?,
+                None => writeln!(f)?,
+            }
         }
         for e in &self.edges {
             writeln!(
@@ -191,6 +202,17 @@ impl Graph {
                 .fused
                 .iter()
                 .map(|g| (g.dispatch.label.to_string(), g.nodes.to_vec()))
+                .collect(),
+            grid_stride: (0..self.program.spec.fused.len())
+                .map(|g| {
+                    self.program
+                        .stride
+                        .by_group
+                        .get(g)
+                        .copied()
+                        .flatten()
+                        .map(|(_, w)| w)
+                })
                 .collect(),
         }
     }

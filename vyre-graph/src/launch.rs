@@ -18,6 +18,7 @@ use crate::program::Program;
 use crate::readback::MapSlots;
 use crate::resource::{BoundHandle, Feed, GpuBufferHandle, round4};
 use crate::spec::{BufferClass, DispatchSize, GridFold};
+use crate::stride::{GridStride, StrideLaunch};
 
 /// Everything a run of one problem size needs, made once and cached.
 pub(crate) struct LaunchPlan {
@@ -35,6 +36,9 @@ pub(crate) struct LaunchPlan {
     pub(crate) slots: Vec<wgpu::Buffer>,
     /// Bind groups of each dispatch, one per kernel group.
     pub(crate) bind_groups: Vec<SmallVec<[wgpu::BindGroup; 2]>>,
+    /// Each dispatch's grid-stride state, when it can loop (a fused group
+    /// with a loop entry point).
+    pub(crate) strides: Vec<Option<StrideLaunch>>,
     /// Readback buffer of each host output.
     pub(crate) readback: Vec<wgpu::Buffer>,
     /// Where the readback buffers' map callbacks report, reused every run
@@ -52,7 +56,14 @@ impl Drop for LaunchPlan {
     fn drop(&mut self) {
         // Free device memory now rather than when wgpu gets round to it.
         let timer = self.timer.iter().flat_map(|t| [&t.resolve, &t.read]);
-        for b in self.slots.iter().chain(&self.readback).chain(timer) {
+        let strides = self.strides.iter().flatten().map(|s| &s.buffer);
+        for b in self
+            .slots
+            .iter()
+            .chain(&self.readback)
+            .chain(timer)
+            .chain(strides)
+        {
             if self.destroy_on_drop {
                 self.gpu.free_buffer(b);
             } else {
@@ -317,9 +328,17 @@ pub(crate) fn prepare(
     Ok(LaunchPlan::build(gpu, program, sizing, plan))
 }
 
-/// A cached plan under this run's budget.
-pub(crate) fn recheck_budget(plan: &mut LaunchPlan, config: &DispatchConfig) -> Result<()> {
+/// A cached plan under this run's budget, its `worker_groups` those this
+/// run's largest dispatch launches (a grid-stride loop's, when one runs).
+pub(crate) fn recheck_budget(
+    gpu: &Gpu,
+    plan: &mut LaunchPlan,
+    config: &DispatchConfig,
+) -> Result<()> {
     plan.plan.device_memory_budget_bytes = config.device_memory_budget_bytes;
+    let overridden = config.grid_override.is_some() || config.workgroup_override.is_some();
+    let mode = (!overridden).then_some(config.grid_stride);
+    plan.plan.worker_groups = plan.launched_workgroups(gpu, mode);
     check_budget(&plan.plan)
 }
 
@@ -390,6 +409,7 @@ impl LaunchPlan {
             bytes: sizing.bytes,
             slots,
             bind_groups: Vec::new(),
+            strides: Vec::new(),
             map_slots: MapSlots::new(readback.len() + 1),
             timer: None,
             readback,
@@ -398,7 +418,57 @@ impl LaunchPlan {
         plan.bind_groups = (0..program.dispatches.len())
             .map(|node| plan.make_bind_groups(gpu, program, node))
             .collect();
+        plan.strides = (0..program.dispatches.len())
+            .map(|d| {
+                let layout = program.stride.layout.as_ref()?;
+                let pipeline = program.stride_pipeline(d)?;
+                let wgx = program.dispatch_workgroup_size(d)[0];
+                StrideLaunch::new(gpu, layout, pipeline, plan.grids[d], wgx)
+            })
+            .collect();
+        let mode = GridStride::default();
+        plan.plan.worker_groups = plan.launched_workgroups(gpu, Some(mode));
         plan
+    }
+
+    /// What dispatch `d` launches this run: its pipeline, grid and the
+    /// grid-stride group's bind group when it loops. `mode` is `None` for a
+    /// run whose grids are overridden (`grid` is then this run's).
+    pub(crate) fn launch(
+        &self,
+        gpu: &Gpu,
+        program: &Program,
+        d: usize,
+        grid: [u32; 3],
+        mode: Option<GridStride>,
+    ) -> (usize, [u32; 3], Option<&wgpu::BindGroup>) {
+        let max = gpu.limits().max_compute_workgroups_per_dimension;
+        let stride = self.strides.get(d).and_then(Option::as_ref);
+        match stride
+            .zip(mode)
+            .and_then(|(s, m)| Some((s, s.workgroups(m, max)?)))
+        {
+            Some((s, workgroups)) => (s.pipeline, [workgroups, 1, 1], Some(&s.bind_group)),
+            None => (program.dispatch_pipeline(d), grid, None),
+        }
+    }
+
+    /// The most workgroups one dispatch launches under `mode` (`None`: the
+    /// planned grids as they are).
+    fn launched_workgroups(&self, gpu: &Gpu, mode: Option<GridStride>) -> u32 {
+        let max = gpu.limits().max_compute_workgroups_per_dimension;
+        self.grids
+            .iter()
+            .enumerate()
+            .map(|(d, grid)| {
+                let stride = self.strides.get(d).and_then(Option::as_ref);
+                match stride.zip(mode).and_then(|(s, m)| s.workgroups(m, max)) {
+                    Some(w) => u64::from(w),
+                    None => grid.iter().map(|&x| u64::from(x)).product(),
+                }
+            })
+            .max()
+            .map_or(0, |w| u32::try_from(w).unwrap_or(u32::MAX))
     }
 
     pub(crate) fn set_destroy_on_drop(&mut self, destroy: bool) {

@@ -75,6 +75,7 @@ mod readback;
 mod record;
 mod resource;
 pub mod spec;
+mod stride;
 
 pub use config::DispatchConfig;
 pub use describe::Description;
@@ -87,6 +88,7 @@ pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
 pub use resource::{
     Feed, GpuBufferHandle, GpuResource, Headed, HeadedInput, Input, OwnedFeed, Sink,
 };
+pub use stride::{GridStride, MAX_STRIDE_STEPS};
 
 /// `f16` for kernels that use WGSL's `f16` (`features [shader_f16];`).
 pub use half;

@@ -34,6 +34,8 @@ pub(crate) struct Program {
     /// intermediate a fused group keeps in registers) is never allocated at
     /// its size.
     pub(crate) bound: Vec<bool>,
+    /// The fused groups' grid-stride pipelines (set by `Graph::new`).
+    pub(crate) stride: crate::stride::StridePipelines,
 }
 
 impl Program {
@@ -75,6 +77,7 @@ impl Program {
             host_inputs,
             host_outputs,
             bound,
+            stride: crate::stride::StridePipelines::default(),
         }
     }
 
@@ -91,6 +94,15 @@ impl Program {
         match self.dispatches[d] {
             Dispatch::Node(n) => self.node_pipeline[n],
             Dispatch::Fused(g) => self.node_pipeline[self.spec.nodes.len() + g],
+        }
+    }
+
+    /// The grid-stride pipeline of dispatch `d` and its adapter workgroup
+    /// count, when it has one.
+    pub(crate) fn stride_pipeline(&self, d: usize) -> Option<(usize, u32)> {
+        match self.dispatches[d] {
+            Dispatch::Node(_) => None,
+            Dispatch::Fused(g) => self.stride.by_group.get(g).copied().flatten(),
         }
     }
 

@@ -43,6 +43,7 @@
 pub mod codegen;
 pub mod eligibility;
 pub mod registers;
+pub mod stride;
 
 use std::collections::HashMap;
 
@@ -70,6 +71,8 @@ pub struct FusedOut {
     pub nodes: Vec<usize>,
     /// The dispatch that replaces them (its kernel is the fused one).
     pub dispatch: NodeOut,
+    /// The fused kernel's grid-stride entry point (see [`stride`]), if any.
+    pub grid_stride_entry: Option<String>,
 }
 
 /// The facts of a validated module's entry point: the one named by `entry`,
@@ -116,7 +119,7 @@ pub fn fuse(
     caps: naga::valid::Capabilities,
 ) {
     let count = analysis.nodes.len();
-    let mut groups: Vec<(Vec<usize>, KernelOut, NodeOut)> = Vec::new();
+    let mut groups: Vec<(Vec<usize>, Built)> = Vec::new();
     // naga's verdict per composed text: the groups of a long `repeat` are
     // often the same text.
     let mut verdicts: HashMap<String, bool> = seeded_verdicts();
@@ -152,20 +155,27 @@ pub fn fuse(
         }
         if group.len() >= 2 {
             let j = i + group.len();
-            if let Some((kernel, dispatch)) =
-                build(analysis, facts, node_kernels, &group, caps, &mut verdicts)
-            {
-                groups.push((group, kernel, dispatch));
+            if let Some(built) = build(analysis, facts, node_kernels, &group, caps, &mut verdicts) {
+                groups.push((group, built));
             }
             i = j;
         } else {
             i += 1;
         }
     }
-    for (nodes, kernel, mut dispatch) in groups {
+    for (nodes, built) in groups {
+        let Built {
+            kernel,
+            mut dispatch,
+            grid_stride_entry,
+        } = built;
         dispatch.kernel = analysis.kernels.len();
         analysis.kernels.push(kernel);
-        analysis.fused.push(FusedOut { nodes, dispatch });
+        analysis.fused.push(FusedOut {
+            nodes,
+            dispatch,
+            grid_stride_entry,
+        });
     }
 }
 
@@ -480,6 +490,13 @@ fn combine(x: Access, y: Access) -> Access {
     }
 }
 
+/// A group's fused kernel, its dispatch and its loop entry point.
+struct Built {
+    kernel: KernelOut,
+    dispatch: NodeOut,
+    grid_stride_entry: Option<String>,
+}
+
 /// The fused kernel and its dispatch, when the text composes and naga
 /// validates it.
 fn build(
@@ -489,7 +506,7 @@ fn build(
     group: &[usize],
     caps: naga::valid::Capabilities,
     verdicts: &mut HashMap<String, bool>,
-) -> Option<(KernelOut, NodeOut)> {
+) -> Option<Built> {
     let shared = shared_buffers(a, facts, nk, group)?;
     let first = a.nodes.get(*group.first()?)?;
     let last = a.nodes.get(*group.last()?)?;
@@ -597,6 +614,7 @@ fn build(
     // (see `registers`): their declarations become private values and their
     // bindings go; when the result does not validate, they stay in memory.
     let in_memory = (text.clone(), bindings.clone(), reflected.clone());
+    let mut registers: Vec<(String, String)> = Vec::new();
     for (k, (buffer, ty)) in shared.iter().enumerate() {
         let shared_names: Vec<(usize, String)> =
             shared.iter().map(|(b, _)| (*b, shared_name(*b))).collect();
@@ -616,36 +634,48 @@ fn build(
             continue;
         };
         text = rewritten;
+        registers.push((name, elem.to_owned()));
         let k = u32::try_from(k).ok()?;
         bindings.retain(|&(g, b, _)| (g, b) != (0, k));
         reflected.retain(|r| (r.group, r.binding) != (0, k));
     }
-    let (text, bindings, reflected) = match compose_and_check(
-        a,
-        &text,
-        &entry_point,
-        &calls,
-        wgx,
-        base.as_str(),
-        caps,
-        verdicts,
-    ) {
-        Some(text) => (text, bindings, reflected),
-        None => {
-            let (text, bindings, reflected) = in_memory;
-            let text = compose_and_check(
-                a,
-                &text,
-                &entry_point,
-                &calls,
-                wgx,
-                base.as_str(),
-                caps,
-                verdicts,
-            )?;
-            (text, bindings, reflected)
+    let member_sources: Vec<&str> = group
+        .iter()
+        .filter_map(|&i| facts_of(facts, nk, i).map(|f| f.source.as_str()))
+        .collect();
+    // Each of: with the intermediates in registers, then in memory; with
+    // the loop entry point, then without.
+    let mut attempts = Vec::new();
+    for (text, bindings, reflected, registers) in [
+        (text, bindings, reflected, registers),
+        (in_memory.0, in_memory.1, in_memory.2, Vec::new()),
+    ] {
+        let looped = stride::entry(
+            &entry_point,
+            &base,
+            wgx,
+            &calls,
+            &registers,
+            &member_sources,
+        );
+        if let Some((name, loop_text)) = looped {
+            attempts.push((
+                format!("{text}{loop_text}"),
+                bindings.clone(),
+                reflected.clone(),
+                Some(name),
+            ));
         }
-    };
+        attempts.push((text, bindings, reflected, None));
+    }
+    let (text, bindings, reflected, grid_stride_entry) =
+        attempts
+            .into_iter()
+            .find_map(|(text, bindings, reflected, looped)| {
+                let text =
+                    compose_and_check(a, &text, &entry_point, &calls, wgx, &base, caps, verdicts)?;
+                Some((text, bindings, reflected, looped))
+            })?;
     // What stays bound must be in distinct memory (the prediction above
     // may keep more in memory than it thought).
     let bound: Vec<usize> = bindings.iter().map(|&(_, _, b)| b).collect();
@@ -674,7 +704,11 @@ fn build(
         size: first.size,
         unfused: false,
     };
-    Some((kernel, dispatch))
+    Some(Built {
+        kernel,
+        dispatch,
+        grid_stride_entry,
+    })
 }
 
 /// The composed module: `text` and the entry point that calls each member
