@@ -41,7 +41,7 @@ pub struct DispatchConfig {
     /// `INDIRECT` so that a render pass can draw from a graph's output.
     pub resident_usage: wgpu::BufferUsages,
     /// Whether fused groups run as grid-stride loops on fewer workgroups
-    /// (see [`crate::GridStride`]; default [`crate::GridStride::Auto`]).
+    /// (see [`crate::GridStride`]; default [`crate::GridStride::Never`]).
     pub grid_stride: crate::GridStride,
 }
 
@@ -56,7 +56,7 @@ impl Default for DispatchConfig {
             device_memory_budget_bytes: 0,
             profile: false,
             resident_usage: wgpu::BufferUsages::empty(),
-            grid_stride: crate::GridStride::Auto,
+            grid_stride: crate::GridStride::Never,
         }
     }
 }

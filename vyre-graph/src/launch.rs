@@ -426,8 +426,7 @@ impl LaunchPlan {
                 StrideLaunch::new(gpu, layout, pipeline, plan.grids[d], wgx)
             })
             .collect();
-        let mode = GridStride::default();
-        plan.plan.worker_groups = plan.launched_workgroups(gpu, Some(mode));
+        plan.plan.worker_groups = plan.launched_workgroups(gpu, Some(GridStride::default()));
         plan
     }
 

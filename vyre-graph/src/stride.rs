@@ -20,25 +20,32 @@ use crate::spec::{GRID_STRIDE_GROUP, GraphSpec};
 /// run on their plain grid, and so does every dispatch of a run with a
 /// `grid_override` or `workgroup_override`.
 ///
+/// The default is [`GridStride::Never`]: on lavapipe neither way wins
+/// consistently (a compute-heavy 64-step chain ran 0.89x as long as a loop
+/// at 4M elements, a memory-heavy image pipeline 1.11x to 1.21x; see the
+/// README's Performance section), so runs stay as written until a device
+/// shows a consistent win.
+///
 /// ```
 /// use vyre_graph::{DispatchConfig, GridStride};
-/// let config = DispatchConfig::default().with_grid_stride(GridStride::Never);
-/// assert_eq!(config.grid_stride, GridStride::Never);
-/// assert_eq!(DispatchConfig::default().grid_stride, GridStride::Auto);
+/// let config = DispatchConfig::default().with_grid_stride(GridStride::Auto);
+/// assert_eq!(config.grid_stride, GridStride::Auto);
+/// assert_eq!(DispatchConfig::default().grid_stride, GridStride::Never);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum GridStride {
     /// Loop on [`Gpu::grid_stride_workgroups`] workgroups when the plain
     /// grid has more than that; else the plain grid.
-    #[default]
     Auto,
     /// Always loop, on at most [`Gpu::grid_stride_workgroups`] workgroups.
     Always,
     /// Always loop, on at most this many workgroups (at least 1, at most
     /// the device's `max_compute_workgroups_per_dimension`).
     Workgroups(u32),
-    /// Never loop: one workgroup per `workgroup_size` elements, as written.
+    /// Never loop: one workgroup per `workgroup_size` elements, as written
+    /// (the default).
+    #[default]
     Never,
 }
 
