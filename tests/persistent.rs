@@ -87,7 +87,7 @@ fn the_chain_fuses_with_a_loop_entry() {
     let gpu = common::gpu();
     let chain = Chain::new(&gpu).expect("chain");
     let text = chain.describe().to_string();
-    assert!(text.contains("a grid-stride loop on"), "{text}");
+    assert!(text.contains("can run as a grid-stride loop"), "{text}");
 }
 
 #[test]

@@ -125,7 +125,7 @@ impl fmt::Display for Description {
             match self.grid_stride.get(g).copied().flatten() {
                 Some(w) => writeln!(
                     f,
-                    ", a grid-stride loop on {w} workgroups when its grid has more"
+                    "; can run as a grid-stride loop (GridStride::Auto: on {w} workgroups when its grid has more)"
                 )?,
                 None => writeln!(f)?,
             }

@@ -38,7 +38,8 @@
 //!
 //! The composed kernel is validated by naga again; a group whose kernel
 //! fails (or whose text is not understood) stays unfused. Fusion never
-//! causes an error.
+//! causes an error. Each fused kernel also gets a grid-stride entry point
+//! (see [`stride`]) when it validates with one.
 
 pub mod codegen;
 pub mod eligibility;
