@@ -1,6 +1,6 @@
-//! An image pipeline where fusion matters: five element-wise stages around
-//! one that is not (a blur reads its neighbours), run fused and unfused
-//! and verified against the CPU.
+//! An image pipeline where fusion matters: five element-wise stages and a
+//! blur that reads its neighbours, run fused and unfused and verified
+//! against the CPU.
 //!
 //! ```sh
 //! cargo run --release --example image_pipeline -- [PIXELS]
@@ -9,9 +9,12 @@
 //! Stages on RGBA `vec4<f32>` pixels: brightness, contrast, a horizontal
 //! box blur (radius 2, within each row), gamma, clamp and a sepia colour
 //! transform. `graph!` fuses brightness and contrast into one dispatch and
-//! gamma, clamp and sepia into another, with their intermediates in
-//! registers; the blur stays its own dispatch. The same graph with
-//! `fuse off;` runs beside it for comparison.
+//! the blur, gamma, clamp and sepia into another, with their intermediates
+//! in registers: the blur reads neighbours only of contrast's output, which
+//! nothing in its group writes. (Its group's register-held intermediates
+//! share device slots with buffers the group binds; being never allocated,
+//! they cannot conflict.) The same graph with `fuse off;` runs beside it
+//! for comparison.
 
 #[path = "common/mod.rs"]
 mod common;

@@ -482,6 +482,7 @@ fn hand_built_specs_misusing_counts_are_refused() {
     fused.fused = Cow::Owned(vec![FusedGroup {
         nodes: Cow::Owned(vec![0, 1]),
         dispatch: member,
+        grid_stride_entry: None,
     }]);
     let err = vyre_graph::Graph::new(&gpu, fused).expect_err("fused indirect");
     assert!(err.to_string().contains("never fuse"), "{err}");

@@ -74,8 +74,9 @@ fn chain_fused_equals_unfused() {
     assert!(chain::Unfused::SPEC.fused.is_empty());
     let fused = chain::Fused::new(&gpu).expect("fused");
     let unfused = chain::Unfused::new(&gpu).expect("unfused");
-    // Members get no pipeline of their own: one for the fused dispatch.
-    assert_eq!(fused.graph().pipeline_count(), 1);
+    // Members get no pipeline of their own: one for the fused dispatch and
+    // one for its grid-stride loop.
+    assert_eq!(fused.graph().pipeline_count(), 2);
     assert_eq!(unfused.graph().pipeline_count(), 4);
     // Visible: describe() lists the group, DOT draws it as a cluster.
     let d = fused.describe();
@@ -440,4 +441,173 @@ fn random_chain_mixed_is_bit_identical() {
         })
         .collect();
     same_bytes(&a, &want, "mixed chain vs CPU");
+}
+
+// examples/image_pipeline.rs's graph: brightness and contrast fuse; the blur
+// reads neighbours of t2, which no member of its group writes, so it fuses
+// with gamma, clamp and sepia, with t3, t4 and t5 in registers, although t4
+// shares device memory with t2, which the group reads from memory.
+macro_rules! image_graph {
+    ($name:ident $($fuse:tt)*) => {
+        graph! {
+            pub struct $name;
+            $($fuse)*
+
+            kernel brightness = "
+                struct Tone { brightness: f32, contrast: f32, gamma: f32, width: u32 }
+                @group(0) @binding(0) var<storage, read> src: array<vec4<f32>>;
+                @group(0) @binding(1) var<uniform> tone: Tone;
+                @group(0) @binding(2) var<storage, read_write> dst: array<vec4<f32>>;
+                @compute @workgroup_size(64)
+                fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                    if g.x < arrayLength(&src) {
+                        let p = src[g.x];
+                        dst[g.x] = vec4<f32>(p.rgb + vec3<f32>(tone.brightness), p.a);
+                    }
+                }
+            ";
+            kernel contrast = "
+                struct Tone { brightness: f32, contrast: f32, gamma: f32, width: u32 }
+                @group(0) @binding(0) var<storage, read> src: array<vec4<f32>>;
+                @group(0) @binding(1) var<uniform> tone: Tone;
+                @group(0) @binding(2) var<storage, read_write> dst: array<vec4<f32>>;
+                @compute @workgroup_size(64)
+                fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                    if g.x < arrayLength(&src) {
+                        let p = src[g.x];
+                        dst[g.x] = vec4<f32>((p.rgb - vec3<f32>(0.5)) * tone.contrast + vec3<f32>(0.5), p.a);
+                    }
+                }
+            ";
+            kernel blur = "
+                struct Tone { brightness: f32, contrast: f32, gamma: f32, width: u32 }
+                @group(0) @binding(0) var<storage, read> src: array<vec4<f32>>;
+                @group(0) @binding(1) var<uniform> tone: Tone;
+                @group(0) @binding(2) var<storage, read_write> dst: array<vec4<f32>>;
+                @compute @workgroup_size(64)
+                fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                    let i = g.x;
+                    if i >= arrayLength(&src) { return; }
+                    let w = tone.width;
+                    let row = i / w;
+                    let col = i32(i % w);
+                    var sum = vec4<f32>(0.0);
+                    var count = 0.0;
+                    for (var d = -2; d <= 2; d++) {
+                        let c = col + d;
+                        if c >= 0 && c < i32(w) {
+                            sum += src[row * w + u32(c)];
+                            count += 1.0;
+                        }
+                    }
+                    dst[i] = sum / count;
+                }
+            ";
+            kernel gamma = "
+                struct Tone { brightness: f32, contrast: f32, gamma: f32, width: u32 }
+                @group(0) @binding(0) var<storage, read> src: array<vec4<f32>>;
+                @group(0) @binding(1) var<uniform> tone: Tone;
+                @group(0) @binding(2) var<storage, read_write> dst: array<vec4<f32>>;
+                @compute @workgroup_size(64)
+                fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                    if g.x < arrayLength(&src) {
+                        let p = src[g.x];
+                        dst[g.x] = vec4<f32>(pow(max(p.rgb, vec3<f32>(0.0)), vec3<f32>(1.0 / tone.gamma)), p.a);
+                    }
+                }
+            ";
+            kernel clamp01 = "
+                @group(0) @binding(0) var<storage, read> src: array<vec4<f32>>;
+                @group(0) @binding(1) var<storage, read_write> dst: array<vec4<f32>>;
+                @compute @workgroup_size(64)
+                fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                    if g.x < arrayLength(&src) {
+                        dst[g.x] = clamp(src[g.x], vec4<f32>(0.0), vec4<f32>(1.0));
+                    }
+                }
+            ";
+            kernel sepia = "
+                @group(0) @binding(0) var<storage, read> src: array<vec4<f32>>;
+                @group(0) @binding(1) var<storage, read_write> dst: array<vec4<f32>>;
+                @compute @workgroup_size(64)
+                fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                    if g.x < arrayLength(&src) {
+                        let p = src[g.x];
+                        let r = 0.393 * p.r + 0.769 * p.g + 0.189 * p.b;
+                        let gr = 0.349 * p.r + 0.686 * p.g + 0.168 * p.b;
+                        let b = 0.272 * p.r + 0.534 * p.g + 0.131 * p.b;
+                        dst[g.x] = vec4<f32>(r, gr, b, p.a);
+                    }
+                }
+            ";
+
+            input image[n];
+            uniform tone;
+            intermediate t1[n];
+            intermediate t2[n];
+            intermediate t3[n];
+            intermediate t4[n];
+            intermediate t5[n];
+            output out[n];
+
+            node brightness(src: image, tone: tone, dst: t1) over n;
+            node contrast(src: t1, tone: tone, dst: t2) over n;
+            node blur(src: t2, tone: tone, dst: t3) over n;
+            node gamma(src: t3, tone: tone, dst: t4) over n;
+            node clamp01(src: t4, dst: t5) over n;
+            node sepia(src: t5, dst: out) over n;
+
+        }
+    };
+}
+
+#[allow(dead_code)]
+mod image {
+    use vyre_graph::graph;
+    image_graph!(Fused);
+    /// `fuse off;` (in a module of its own: each graph declares `Tone`).
+    pub mod unfused {
+        use vyre_graph::graph;
+        image_graph!(Unfused fuse off;);
+    }
+}
+
+#[test]
+fn image_pipeline_fuses_into_two_dispatches() {
+    let gpu = common::gpu();
+    let spec = &image::Fused::SPEC;
+    assert_eq!(groups(spec), vec![vec![0, 1], vec![2, 3, 4, 5]]);
+    let slots = &spec.schedule.as_ref().expect("schedule").slots;
+    // Buffers: image, tone, t1..t5, out. t2 (read by the second group, in
+    // memory) and t4 (in a register) share a slot.
+    assert_eq!(slots[3], slots[5], "slots {slots:?}");
+    let bound: Vec<usize> = spec.fused[1]
+        .dispatch
+        .bindings
+        .iter()
+        .map(|b| b.buffer)
+        .collect();
+    assert!(bound.contains(&3), "{bound:?}");
+    assert!(!bound.iter().any(|b| [4, 5, 6].contains(b)), "{bound:?}");
+    let fused = image::Fused::new(&gpu).expect("fused");
+    let unfused = image::unfused::Unfused::new(&gpu).expect("unfused");
+    let tone = image::Tone {
+        brightness: 0.05,
+        contrast: 1.2,
+        gamma: 2.2,
+        width: 7,
+    };
+    let unfused_tone: image::unfused::Tone = bytemuck::cast(tone);
+    for pixels in [1usize, 7, 63, 64, 65, 4097, 70_000] {
+        let px: Vec<[f32; 4]> = common::data(pixels * 4, pixels as u32)
+            .chunks(4)
+            .map(|c| {
+                let f = |v: u32| (v % 1000) as f32 / 999.0;
+                [f(c[0]), f(c[1]), f(c[2]), f(c[3])]
+            })
+            .collect();
+        let a = fused.run(&px, &tone).expect("fused").out;
+        let b = unfused.run(&px, &unfused_tone).expect("unfused").out;
+        same_bytes(&a, &b, &format!("image pipeline at {pixels} pixels"));
+    }
 }

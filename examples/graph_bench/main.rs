@@ -15,7 +15,28 @@
 //!   pass, one dispatch per node, one submission ([`hand::HandGraph::run`]);
 //! - **naive**: the same, with one submission and one wait per node;
 //! - **hand fused** (chain64 only): the 64 steps written by hand as one
-//!   kernel that loops, the limit automatic fusion should reach.
+//!   kernel that loops, the limit automatic fusion should reach;
+//! - **graph auto** and **graph persistent**: the graph with
+//!   `GridStride::Auto` (a fused group whose plain grid has more than
+//!   `Gpu::grid_stride_workgroups` workgroups runs as a grid-stride loop on
+//!   that many) and `GridStride::Always` (every fused group loops);
+//!   **graph** itself runs the default, `GridStride::Never` (every fused
+//!   group on its plain grid, one workgroup per `workgroup_size` elements).
+//!
+//! Environment options:
+//! - `GRAPH_BENCH_PROBE=1`: compare the unfused graph with hand phase by
+//!   phase (chain64); `GRAPH_BENCH_PROBE=radix`: the radix sort's typed
+//!   `run_into` against untyped `Graph::run` calls on the same graph object
+//!   and on a second graph of the same spec, phase by phase, and the typed
+//!   API's own host work per run (`GRAPH_BENCH_PROBE_N` sets the size,
+//!   default 1,048,576);
+//! - `GRAPH_BENCH_ASYNC=1`: two graphs in flight at once against one after
+//!   the other;
+//! - `GRAPH_BENCH_STRIDE=1`: grid-stride launches only: chain64 and the
+//!   image pipeline of `examples/image_pipeline.rs` at several sizes, each
+//!   run with `GridStride::Never`, `Auto`, `Always` and fixed workgroup
+//!   counts (`GRAPH_BENCH_STRIDE_WORKGROUPS=8,64,512` to choose them),
+//!   interleaved, with host and GPU medians; `--json PATH` writes them.
 //!
 //! Every variant's output is checked against a CPU reference first. Also
 //! measured: the plan-cache hit time, the CPU time to record a node, the GPU
@@ -28,6 +49,12 @@ mod hand;
 #[allow(dead_code)]
 mod radix;
 
+#[path = "../image_pipeline.rs"]
+#[allow(dead_code)]
+mod image;
+
+mod stride;
+
 use std::cell::RefCell;
 use std::hint::black_box;
 use std::time::Instant;
@@ -37,7 +64,7 @@ use vyre_graph::plan::{
     BatchDispatchPlan, BatchDispatchPlanCache, LaunchRecommendation, PlanConfig,
 };
 use vyre_graph::spec::GraphSpec;
-use vyre_graph::{DispatchConfig, Gpu, RunReport, graph};
+use vyre_graph::{DispatchConfig, Gpu, GridStride, RunReport, graph};
 
 graph! {
     /// A chain of 64 dependent LCG steps.
@@ -172,6 +199,11 @@ struct Row {
     nodes: usize,
     dispatches: usize,
     graph_ms: f64,
+    /// The graph with `GridStride::Auto` and `GridStride::Always`.
+    auto_ms: f64,
+    persistent_ms: f64,
+    /// The most workgroups a dispatch of the graph launches with `Auto`.
+    worker_groups: u32,
     unfused_ms: f64,
     hand_ms: f64,
     naive_ms: f64,
@@ -345,15 +377,26 @@ fn measure(gpu: &Gpu, w: &Workload<'_>, reps: usize) -> Row {
 
     let (mut g, mut h, mut s, mut rec) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut u, mut hf) = (Vec::new(), Vec::new());
+    let (mut auto, mut persistent) = (Vec::new(), Vec::new());
+    let auto_config = DispatchConfig::default().with_grid_stride(GridStride::Auto);
+    let always = DispatchConfig::default().with_grid_stride(GridStride::Always);
+    for config in [&auto_config, &always] {
+        let (got, _) = (w.run_graph)(w.input, true, config);
+        assert_eq!(got.as_deref(), Some(w.expected), "{}: {config:?}", w.name);
+    }
     let mut phases: [Vec<f64>; 7] = Default::default();
-    let variants = if w.hand_fused.is_some() { 5 } else { 4 };
+    let mut variants = vec![0, 1, 2, 3, 5, 6];
+    if w.hand_fused.is_some() {
+        variants.push(4);
+    }
     let mut dispatches = nodes;
+    let mut worker_groups = 0;
     for rep in 0..reps {
         // A new shuffled order every repetition, so that each variant runs
         // in every position and after every other variant alike (`naive`'s
         // many waits let clocks drop for whatever follows it).
-        for variant in order(variants, rep) {
-            match variant {
+        for k in order(variants.len(), rep) {
+            match variants[k] {
                 0 => g.push(time_ms(|| {
                     let (_, report) = (w.run_graph)(w.input, false, &plain);
                     rec.push(report.record_ns as f64 / 1e3 / nodes as f64);
@@ -382,6 +425,13 @@ fn measure(gpu: &Gpu, w: &Workload<'_>, reps: usize) -> Row {
                 3 => u.push(time_ms(|| {
                     run_unfused(&mut out);
                 })),
+                5 => auto.push(time_ms(|| {
+                    let (_, report) = (w.run_graph)(w.input, false, &auto_config);
+                    worker_groups = report.plan.worker_groups;
+                })),
+                6 => persistent.push(time_ms(|| {
+                    let _ = (w.run_graph)(w.input, false, &always);
+                })),
                 _ => hf.push(time_ms(|| {
                     if let Some(fused) = w.hand_fused {
                         fused.run(&[input], &mut [bytemuck::cast_slice_mut(&mut out)]);
@@ -396,6 +446,9 @@ fn measure(gpu: &Gpu, w: &Workload<'_>, reps: usize) -> Row {
         nodes,
         dispatches,
         graph_ms: median(&mut g),
+        auto_ms: median(&mut auto),
+        persistent_ms: median(&mut persistent),
+        worker_groups,
         unfused_ms: median(&mut u),
         hand_ms: median(&mut h),
         naive_ms: median(&mut s),
@@ -571,6 +624,102 @@ fn probe(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// `GRAPH_BENCH_PROBE=radix`: where the typed radix sort's time goes
+/// beyond an untyped run of the same spec.
+fn probe_radix(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
+    let n: u64 = std::env::var("GRAPH_BENCH_PROBE_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1 << 20);
+    let x = random_u32(n as usize, 99);
+    let mut expected = x.clone();
+    expected.sort_unstable();
+    let sorter = radix::RadixSort::new(gpu)?;
+    let other = vyre_graph::Graph::new(gpu, radix::RadixSort::SPEC)?;
+    let config = DispatchConfig::default();
+    let mut outputs = radix::RadixSortOutputs::default();
+    let mut out = vec![0u32; n as usize];
+    let input: &[u8] = bytemuck::cast_slice(&x);
+    sorter.run_into(&config, &mut outputs, &x)?;
+    assert_eq!(outputs.keys, expected);
+    // The typed API's host work before `Graph::run`, alone (no GPU).
+    let feeds = [vyre_graph::Feed::Host(input)];
+    let calls = 20_000;
+    let pre = time_ms(|| {
+        for _ in 0..calls {
+            let graph = sorter.graph();
+            let m = graph.infer_problem_size(black_box(&feeds)).expect("n");
+            graph.check_problem_size(m, &config).expect("size");
+            let len = graph.buffer_len(0, m).expect("len");
+            vyre_graph::__private::resize_vec(&mut outputs.keys, len, "keys").expect("resize");
+        }
+    }) * 1e3
+        / f64::from(calls);
+    println!("probe radix n={n}: typed host work before Graph::run: {pre:.3} µs per run");
+    let names = [
+        "typed run_into",
+        "same graph, untyped run",
+        "second graph, untyped run",
+    ];
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
+    let mut phases: Vec<[Vec<f64>; 7]> = (0..names.len()).map(|_| Default::default()).collect();
+    let reps = if n >= 1 << 20 { 30 } else { 90 };
+    for rep in 0..reps {
+        for v in order(names.len(), rep) {
+            let mut report = None;
+            let t = time_ms(|| {
+                report = Some(match v {
+                    0 => sorter.run_into(&config, &mut outputs, &x).expect("typed"),
+                    1 => sorter
+                        .graph()
+                        .run(
+                            n,
+                            &[vyre_graph::Feed::Host(input)],
+                            &mut [vyre_graph::Sink::Host(bytemuck::cast_slice_mut(&mut out))],
+                            &config,
+                        )
+                        .expect("untyped"),
+                    _ => other
+                        .run(
+                            n,
+                            &[vyre_graph::Feed::Host(input)],
+                            &mut [vyre_graph::Sink::Host(bytemuck::cast_slice_mut(&mut out))],
+                            &config,
+                        )
+                        .expect("second"),
+                });
+            });
+            times[v].push(t);
+            if let Some(r) = report {
+                let p = r.phases;
+                let values = [
+                    p.check_ns,
+                    p.plan_ns,
+                    p.bind_ns,
+                    p.encode_ns,
+                    p.submit_ns,
+                    p.wait_ns,
+                    p.copy_ns,
+                ];
+                for (value, list) in values.iter().zip(&mut phases[v]) {
+                    list.push(*value as f64 / 1e3);
+                }
+            }
+        }
+    }
+    assert_eq!(out, expected);
+    assert_eq!(outputs.keys, expected);
+    for (k, name) in names.iter().enumerate() {
+        let [check, plan, bind, encode, submit, wait, copy] =
+            std::mem::take(&mut phases[k]).map(|mut v| median(&mut v));
+        println!(
+            "probe radix n={n}: {name:<27} median {:.3} ms; phases µs: check {check:.1}, plan {plan:.1}, bind {bind:.1}, encode {encode:.1}, submit {submit:.1}, wait {wait:.1}, copy {copy:.1}",
+            median(&mut times[k])
+        );
+    }
+    Ok(())
+}
+
 /// `GRAPH_BENCH_ASYNC=1`: two graphs' runs in flight on one device at once
 /// (`run_async`, both futures polled by one thread) against the same two
 /// runs one after the other (`run`), interleaved, medians.
@@ -669,8 +818,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::var_os("GRAPH_BENCH_ASYNC").is_some() {
         return async_pair(&gpu);
     }
+    if std::env::var("GRAPH_BENCH_PROBE").as_deref() == Ok("radix") {
+        return probe_radix(&gpu);
+    }
     if std::env::var_os("GRAPH_BENCH_PROBE").is_some() {
         return probe(&gpu);
+    }
+    if std::env::var_os("GRAPH_BENCH_STRIDE").is_some() {
+        return stride::run(&gpu, quick, json_path.as_deref());
     }
     let chain = Chain64::new(&gpu)?;
     let wide = Wide8x8::new(&gpu)?;
@@ -796,6 +951,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     for r in &rows {
         println!(
+            "{:<11} {:>9} graph auto (GridStride::Auto) {:.3} ms, launching at most {} workgroups; graph persistent (Always) {:.3} ms",
+            r.workload, r.n, r.auto_ms, r.worker_groups, r.persistent_ms
+        );
+        println!(
             "{:<11} {:>9} {:>9} {:>9} {:>10.3} {:>10.3} {:>10.3} {:>10} {:>10.3} {:>10.3} {:>11} {:>9.3} {:>9} {:>5}/{}",
             r.workload,
             r.n,
@@ -839,12 +998,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         json.push_str("  \"workloads\": [\n");
         for (i, r) in rows.iter().enumerate() {
             json.push_str(&format!(
-                "    {{\"workload\": \"{}\", \"n\": {}, \"nodes\": {}, \"dispatches\": {}, \"graph_ms\": {:.4}, \"graph_unfused_ms\": {:.4}, \"hand_ms\": {:.4}, \"hand_fused_ms\": {}, \"naive_ms\": {:.4}, \"graph_over_hand\": {:.4}, \"graph_over_hand_fused\": {}, \"unfused_over_hand\": {:.4}, \"graph_phases_us\": {{\"check\": {:.2}, \"plan\": {:.2}, \"bind\": {:.2}, \"encode\": {:.2}, \"submit\": {:.2}, \"wait\": {:.2}, \"copy\": {:.2}}}, \"naive_over_graph\": {:.3}, \"graph_record_us_per_node\": {:.4}, \"hand_record_us_per_node\": {:.4}, \"gpu_us_per_node\": {}, \"hand_gpu_us_per_node\": {}, \"steady_buffers_created\": {}, \"steady_bind_groups_created\": {}}}{}\n",
+                "    {{\"workload\": \"{}\", \"n\": {}, \"nodes\": {}, \"dispatches\": {}, \"graph_ms\": {:.4}, \"graph_auto_ms\": {:.4}, \"graph_persistent_ms\": {:.4}, \"graph_auto_worker_groups\": {}, \"graph_unfused_ms\": {:.4}, \"hand_ms\": {:.4}, \"hand_fused_ms\": {}, \"naive_ms\": {:.4}, \"graph_over_hand\": {:.4}, \"graph_over_hand_fused\": {}, \"unfused_over_hand\": {:.4}, \"graph_phases_us\": {{\"check\": {:.2}, \"plan\": {:.2}, \"bind\": {:.2}, \"encode\": {:.2}, \"submit\": {:.2}, \"wait\": {:.2}, \"copy\": {:.2}}}, \"naive_over_graph\": {:.3}, \"graph_record_us_per_node\": {:.4}, \"hand_record_us_per_node\": {:.4}, \"gpu_us_per_node\": {}, \"hand_gpu_us_per_node\": {}, \"steady_buffers_created\": {}, \"steady_bind_groups_created\": {}}}{}\n",
                 r.workload,
                 r.n,
                 r.nodes,
                 r.dispatches,
                 r.graph_ms,
+                r.auto_ms,
+                r.persistent_ms,
+                r.worker_groups,
                 r.unfused_ms,
                 r.hand_ms,
                 r.hand_fused_ms.map_or_else(|| "null".to_string(), |v| format!("{v:.4}")),

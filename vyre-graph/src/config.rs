@@ -40,6 +40,9 @@ pub struct DispatchConfig {
     /// outputs (always `STORAGE | COPY_SRC | COPY_DST`), e.g. `VERTEX` or
     /// `INDIRECT` so that a render pass can draw from a graph's output.
     pub resident_usage: wgpu::BufferUsages,
+    /// Whether fused groups run as grid-stride loops on fewer workgroups
+    /// (see [`crate::GridStride`]; default [`crate::GridStride::Never`]).
+    pub grid_stride: crate::GridStride,
 }
 
 impl Default for DispatchConfig {
@@ -53,6 +56,7 @@ impl Default for DispatchConfig {
             device_memory_budget_bytes: 0,
             profile: false,
             resident_usage: wgpu::BufferUsages::empty(),
+            grid_stride: crate::GridStride::Never,
         }
     }
 }
@@ -68,6 +72,19 @@ impl DispatchConfig {
     #[must_use]
     pub fn with_resident_usage(mut self, usage: wgpu::BufferUsages) -> Self {
         self.resident_usage = usage;
+        self
+    }
+
+    /// Choose how fused groups launch (see [`crate::GridStride`]).
+    ///
+    /// ```
+    /// use vyre_graph::{DispatchConfig, GridStride};
+    /// let config = DispatchConfig::default().with_grid_stride(GridStride::Workgroups(64));
+    /// assert_eq!(config.grid_stride, GridStride::Workgroups(64));
+    /// ```
+    #[must_use]
+    pub fn with_grid_stride(mut self, mode: crate::GridStride) -> Self {
+        self.grid_stride = mode;
         self
     }
 

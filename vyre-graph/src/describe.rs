@@ -70,6 +70,10 @@ pub struct Description {
     /// Loops that stop themselves: each loop's label and the nodes of
     /// each iteration (`first..first + count`).
     pub loops: Vec<(String, Vec<std::ops::Range<usize>>)>,
+    /// For each fused group, the workgroups its grid-stride loop runs on
+    /// under [`crate::GridStride::Auto`] (when its plain grid has more);
+    /// `None` when it always runs its plain grid.
+    pub grid_stride: Vec<Option<u32>>,
 }
 
 impl fmt::Display for Description {
@@ -131,17 +135,24 @@ impl fmt::Display for Description {
                 None => writeln!(f, ", unused")?,
             }
         }
-        for (label, members) in &self.fused {
+        for (g, (label, members)) in self.fused.iter().enumerate() {
             let names: Vec<&str> = members
                 .iter()
                 .map(|&m| self.nodes.get(m).map_or("?", |n| n.label.as_str()))
                 .collect();
-            writeln!(
+            write!(
                 f,
                 "  fused {label}: {} nodes in one dispatch ({})",
                 members.len(),
                 names.join(", ")
             )?;
+            match self.grid_stride.get(g).copied().flatten() {
+                Some(w) => writeln!(
+                    f,
+                    "; can run as a grid-stride loop (GridStride::Auto: on {w} workgroups when its grid has more)"
+                )?,
+                None => writeln!(f)?,
+            }
         }
         for (label, iterations) in &self.loops {
             let nodes = |r: &std::ops::Range<usize>| {
@@ -241,6 +252,17 @@ impl Graph {
                         .map(|it| it.first_node..it.first_node + it.nodes)
                         .collect();
                     (l.label.to_string(), iterations)
+                })
+                .collect(),
+            grid_stride: (0..self.program.spec.fused.len())
+                .map(|g| {
+                    self.program
+                        .stride
+                        .by_group
+                        .get(g)
+                        .copied()
+                        .flatten()
+                        .map(|(_, w)| w)
                 })
                 .collect(),
         }

@@ -222,11 +222,13 @@ impl Graph {
             };
             node_pipeline.push(index);
         }
-        let pipelines = keys
+        let mut pipelines = keys
             .iter()
             .map(|(k, o)| build_pipeline(gpu, &spec.kernels[*k], &layouts[*k], o))
             .collect::<Result<Vec<_>>>()?;
+        let stride = crate::stride::build(gpu, &spec, &layouts, &mut pipelines)?;
         let mut program = Program::new(spec, analysis, layouts, pipelines, node_pipeline);
+        program.stride = stride;
         program.samplers = crate::texture::create_samplers(gpu, &program.spec);
         program.control = crate::indirect::Control::new(gpu, &program.steps)?;
         Ok(Self::assemble(gpu, program, capacity))
@@ -259,7 +261,8 @@ impl Graph {
         &self.gpu
     }
 
-    /// Compute pipelines built (one per distinct kernel and override set).
+    /// Compute pipelines built (one per distinct kernel and override set, and
+    /// one per fused group with a grid-stride loop).
     #[must_use]
     pub fn pipeline_count(&self) -> usize {
         self.program.pipelines.len()
@@ -631,12 +634,14 @@ impl Graph {
         let recording = Recording {
             label: config.label.as_deref().unwrap_or(&program.spec.name),
             grids: override_grids.as_deref().unwrap_or(&plan.grids),
+            // Overridden grids are the caller's: launched as given.
+            grid_stride: override_grids.is_none().then_some(config.grid_stride),
             copies: &copies,
             feeds,
             sinks,
             timer: plan.timer.as_ref().filter(|_| config.profile),
         };
-        started.reads_back = crate::record::encode(encoder, program, plan, &recording);
+        started.reads_back = crate::record::encode(encoder, gpu, program, plan, &recording);
         started.report.record_ns = elapsed_ns(record_start);
         started.report.phases.encode_ns = started.report.record_ns;
         Ok(started)
@@ -739,7 +744,7 @@ impl Graph {
                 (plan, false, (entries + 1).min(self.capacity()))
             }
         };
-        if let Err(e) = crate::launch::recheck_budget(&mut plan, config) {
+        if let Err(e) = crate::launch::recheck_budget(&self.gpu, &mut plan, config) {
             // The plan itself is fine: back in the cache for the next run.
             self.lock_cache().insert(n, plan);
             return Err(e);

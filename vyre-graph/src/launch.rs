@@ -18,6 +18,7 @@ use crate::program::Program;
 use crate::readback::MapSlots;
 use crate::resource::{BoundHandle, Feed, GpuBufferHandle, round4};
 use crate::spec::{BufferClass, DispatchSize, GridFold};
+use crate::stride::{GridStride, StrideLaunch};
 
 /// Everything a run of one problem size needs, made once and cached.
 pub(crate) struct LaunchPlan {
@@ -40,6 +41,9 @@ pub(crate) struct LaunchPlan {
     pub(crate) n: u64,
     /// Bind groups of each dispatch, one per kernel group.
     pub(crate) bind_groups: Vec<SmallVec<[wgpu::BindGroup; 2]>>,
+    /// Each dispatch's grid-stride state, when it can loop (a fused group
+    /// with a loop entry point).
+    pub(crate) strides: Vec<Option<StrideLaunch>>,
     /// Readback buffer of each host output.
     pub(crate) readback: Vec<wgpu::Buffer>,
     /// For each host output that is a texture, `(row bytes, padded row
@@ -64,12 +68,14 @@ impl Drop for LaunchPlan {
         // Free device memory now rather than when wgpu gets round to it.
         let timer = self.timer.iter().flat_map(|t| [&t.resolve, &t.read]);
         let control = self.control.iter().flat_map(|c| c.buffers());
+        let strides = self.strides.iter().flatten().map(|s| &s.buffer);
         for b in self
             .slots
             .iter()
             .chain(&self.readback)
             .chain(timer)
             .chain(control)
+            .chain(strides)
         {
             if self.destroy_on_drop {
                 self.gpu.free_buffer(b);
@@ -406,9 +412,17 @@ pub(crate) fn prepare(
     Ok(LaunchPlan::build(gpu, program, sizing, plan))
 }
 
-/// A cached plan under this run's budget.
-pub(crate) fn recheck_budget(plan: &mut LaunchPlan, config: &DispatchConfig) -> Result<()> {
+/// A cached plan under this run's budget, its `worker_groups` those this
+/// run's largest dispatch launches (a grid-stride loop's, when one runs).
+pub(crate) fn recheck_budget(
+    gpu: &Gpu,
+    plan: &mut LaunchPlan,
+    config: &DispatchConfig,
+) -> Result<()> {
     plan.plan.device_memory_budget_bytes = config.device_memory_budget_bytes;
+    let overridden = config.grid_override.is_some() || config.workgroup_override.is_some();
+    let mode = (!overridden).then_some(config.grid_stride);
+    plan.plan.worker_groups = plan.launched_workgroups(gpu, mode);
     check_budget(&plan.plan)
 }
 
@@ -496,6 +510,7 @@ impl LaunchPlan {
                 .map(|&b| crate::texture::row_layout(&program.spec.buffers[b], n))
                 .collect(),
             bind_groups: Vec::new(),
+            strides: Vec::new(),
             // One more slot for the timestamps, one for the status.
             map_slots: MapSlots::new(readback.len() + 2),
             timer: None,
@@ -507,7 +522,56 @@ impl LaunchPlan {
             .map(|node| plan.make_bind_groups(gpu, program, node))
             .collect();
         plan.control = crate::indirect::build(gpu, program, &plan);
+        plan.strides = (0..program.dispatches.len())
+            .map(|d| {
+                let layout = program.stride.layout.as_ref()?;
+                let pipeline = program.stride_pipeline(d)?;
+                let wgx = program.dispatch_workgroup_size(d)[0];
+                StrideLaunch::new(gpu, layout, pipeline, plan.grids[d], wgx)
+            })
+            .collect();
+        plan.plan.worker_groups = plan.launched_workgroups(gpu, Some(GridStride::default()));
         plan
+    }
+
+    /// What dispatch `d` launches this run: its pipeline, grid and the
+    /// grid-stride group's bind group when it loops. `mode` is `None` for a
+    /// run whose grids are overridden (`grid` is then this run's).
+    pub(crate) fn launch(
+        &self,
+        gpu: &Gpu,
+        program: &Program,
+        d: usize,
+        grid: [u32; 3],
+        mode: Option<GridStride>,
+    ) -> (usize, [u32; 3], Option<&wgpu::BindGroup>) {
+        let max = gpu.limits().max_compute_workgroups_per_dimension;
+        let stride = self.strides.get(d).and_then(Option::as_ref);
+        match stride
+            .zip(mode)
+            .and_then(|(s, m)| Some((s, s.workgroups(m, max)?)))
+        {
+            Some((s, workgroups)) => (s.pipeline, [workgroups, 1, 1], Some(&s.bind_group)),
+            None => (program.dispatch_pipeline(d), grid, None),
+        }
+    }
+
+    /// The most workgroups one dispatch launches under `mode` (`None`: the
+    /// planned grids as they are).
+    fn launched_workgroups(&self, gpu: &Gpu, mode: Option<GridStride>) -> u32 {
+        let max = gpu.limits().max_compute_workgroups_per_dimension;
+        self.grids
+            .iter()
+            .enumerate()
+            .map(|(d, grid)| {
+                let stride = self.strides.get(d).and_then(Option::as_ref);
+                match stride.zip(mode).and_then(|(s, m)| s.workgroups(m, max)) {
+                    Some(w) => u64::from(w),
+                    None => grid.iter().map(|&x| u64::from(x)).product(),
+                }
+            })
+            .max()
+            .map_or(0, |w| u32::try_from(w).unwrap_or(u32::MAX))
     }
 
     pub(crate) fn set_destroy_on_drop(&mut self, destroy: bool) {

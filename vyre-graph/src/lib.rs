@@ -81,6 +81,7 @@ pub mod spec;
 mod texture;
 pub use texture::GpuTextureHandle;
 mod steps;
+mod stride;
 
 pub use config::DispatchConfig;
 pub use describe::Description;
@@ -94,6 +95,7 @@ pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
 pub use resource::{
     Feed, GpuBufferHandle, GpuResource, Headed, HeadedInput, Input, OwnedFeed, Sink,
 };
+pub use stride::{GridStride, MAX_STRIDE_STEPS};
 
 /// `f16` for kernels that use WGSL's `f16` (`features [shader_f16];`).
 pub use half;

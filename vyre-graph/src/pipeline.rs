@@ -122,14 +122,35 @@ pub(crate) fn build_pipeline(
     layout: &KernelLayout,
     overrides: &[OverrideValue],
 ) -> Result<wgpu::ComputePipeline> {
+    build_entry_pipeline(
+        gpu,
+        kernel,
+        &layout.module,
+        &layout.pipeline_layout,
+        &kernel.entry_point,
+        overrides,
+    )
+}
+
+/// Build one compute pipeline of entry point `entry` of a kernel's module
+/// with `layout` (a fused kernel's grid-stride entry has a layout of its
+/// own).
+pub(crate) fn build_entry_pipeline(
+    gpu: &Gpu,
+    kernel: &KernelSpec,
+    module: &wgpu::ShaderModule,
+    layout: &wgpu::PipelineLayout,
+    entry: &str,
+    overrides: &[OverrideValue],
+) -> Result<wgpu::ComputePipeline> {
     let device = gpu.device();
     let constants: Vec<(&str, f64)> = overrides.iter().map(|o| (&*o.name, o.value)).collect();
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(&kernel.label),
-        layout: Some(&layout.pipeline_layout),
-        module: &layout.module,
-        entry_point: Some(&kernel.entry_point),
+        layout: Some(layout),
+        module,
+        entry_point: Some(entry),
         compilation_options: wgpu::PipelineCompilationOptions {
             constants: &constants,
             zero_initialize_workgroup_memory: true,

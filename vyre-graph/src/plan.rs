@@ -201,7 +201,9 @@ impl PlanConfig {
 pub struct BatchDispatchPlan {
     /// Problem size the plan was made for; the cache key.
     pub queue_len: u64,
-    /// Workgroups along x for the largest node's grid.
+    /// Workgroups of the largest dispatch's grid; for a graph's run, what
+    /// its largest dispatch launched (a fused group run as a grid-stride
+    /// loop, see [`crate::GridStride`], launches fewer than its grid has).
     pub worker_groups: u32,
     /// Threads per workgroup along x.
     pub workgroup_size_x: u32,

@@ -44,6 +44,8 @@ pub(crate) struct Program {
     pub(crate) control: Option<crate::indirect::Control>,
     /// Append capacities grown by `grow` (`append.rs`).
     pub(crate) grown: crate::append::Grown,
+    /// The fused groups' grid-stride pipelines (set by `Graph::new`).
+    pub(crate) stride: crate::stride::StridePipelines,
 }
 
 impl Program {
@@ -99,6 +101,7 @@ impl Program {
             steps,
             control: None,
             grown: crate::append::Grown::default(),
+            stride: crate::stride::StridePipelines::default(),
         }
     }
 
@@ -115,6 +118,15 @@ impl Program {
         match self.dispatches[d] {
             Dispatch::Node(n) => self.node_pipeline[n],
             Dispatch::Fused(g) => self.node_pipeline[self.spec.nodes.len() + g],
+        }
+    }
+
+    /// The grid-stride pipeline of dispatch `d` and its adapter workgroup
+    /// count, when it has one.
+    pub(crate) fn stride_pipeline(&self, d: usize) -> Option<(usize, u32)> {
+        match self.dispatches[d] {
+            Dispatch::Node(_) => None,
+            Dispatch::Fused(g) => self.stride.by_group.get(g).copied().flatten(),
         }
     }
 

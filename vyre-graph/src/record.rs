@@ -13,6 +13,9 @@ pub(crate) struct Recording<'a> {
     pub(crate) label: &'a str,
     /// The grid of each dispatch (the plan's, or this run's overrides).
     pub(crate) grids: &'a [[u32; 3]],
+    /// How fused groups launch (`None`: as `grids` says; see
+    /// `LaunchPlan::launch`).
+    pub(crate) grid_stride: Option<crate::GridStride>,
     /// Inputs fed from resident handles that are copied, not bound.
     pub(crate) copies: &'a [(usize, &'a GpuBufferHandle)],
     /// The run's inputs (resident textures are copied in).
@@ -27,6 +30,7 @@ pub(crate) struct Recording<'a> {
 /// the host.
 pub(crate) fn encode(
     encoder: &mut wgpu::CommandEncoder,
+    gpu: &crate::gpu::Gpu,
     program: &Program,
     plan: &LaunchPlan,
     recording: &Recording<'_>,
@@ -69,13 +73,19 @@ pub(crate) fn encode(
             if program.steps.has_steps_before(node) {
                 current = usize::MAX;
             }
-            let pipeline = program.dispatch_pipeline(node);
+            // A fused group may loop on fewer workgroups (`stride.rs`); a
+            // node sized on the device is never fused, so never both.
+            let (pipeline, grid, stride) =
+                plan.launch(gpu, program, node, *grid, recording.grid_stride);
             if pipeline != current {
                 pass.set_pipeline(&program.pipelines[pipeline]);
                 current = pipeline;
             }
             for (group, bind_group) in plan.bind_groups[node].iter().enumerate() {
                 pass.set_bind_group(group as u32, bind_group, &[]);
+            }
+            if let Some(bind_group) = stride {
+                pass.set_bind_group(crate::spec::GRID_STRIDE_GROUP, bind_group, &[]);
             }
             match indirect {
                 Some((args, offset)) => pass.dispatch_workgroups_indirect(args, offset),

@@ -727,7 +727,20 @@ pub struct FusedGroup {
     /// when any member writes it), its overrides are the members' own,
     /// renamed.
     pub dispatch: NodeSpec,
+    /// An entry point of the fused kernel that runs the same per-element
+    /// code as a grid-stride loop (`graph!` adds one when the group may
+    /// loop), so the runtime may launch fewer workgroups than the plain
+    /// grid has: see [`crate::GridStride`]. It loops over the plain grid's
+    /// invocations, whose count it reads from `.x` of a 16-byte uniform at
+    /// binding 0 of group [`GRID_STRIDE_GROUP`], which the runtime binds.
+    /// `None`: the group always runs on its plain grid.
+    pub grid_stride_entry: Option<Cow<'static, str>>,
 }
+
+/// The bind group of the invocation count a fused kernel's grid-stride
+/// entry point ([`FusedGroup::grid_stride_entry`]) reads; fused kernels
+/// bind group 0 only.
+pub const GRID_STRIDE_GROUP: u32 = 1;
 
 /// A whole graph: what `graph!` emits and what [`crate::Graph::new`] takes.
 #[derive(Clone, Debug, PartialEq)]

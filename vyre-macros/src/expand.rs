@@ -146,7 +146,14 @@ fn spec(a: &GraphAnalysis) -> TokenStream {
     let fused = a.fused.iter().map(|g| {
         let members = g.nodes.iter().map(|&i| Literal::usize_suffixed(i));
         let dispatch = node_spec(&g.dispatch);
-        quote!(#p::FusedGroup { nodes: #p::Cow::Borrowed(&[#(#members),*]), dispatch: #dispatch })
+        let grid_stride_entry = match &g.grid_stride_entry {
+            Some(e) => {
+                let e = borrowed_str(e);
+                quote!(::core::option::Option::Some(#e))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        quote!(#p::FusedGroup { nodes: #p::Cow::Borrowed(&[#(#members),*]), dispatch: #dispatch, grid_stride_entry: #grid_stride_entry })
     });
     let features = a.features.iter().map(|f| {
         let variant = Ident::new(f, Span::call_site());

@@ -22,7 +22,13 @@
 //!   so running member after member per invocation reads exactly what the
 //!   separate dispatches would. Buffers nobody in the group writes may be
 //!   read at any index (they do not change during the group);
-//! * no two of its buffers sharing device memory (`vyre_analysis` slots);
+//! * no two of the buffers its kernel binds in memory sharing device memory
+//!   (`vyre_analysis` slots); an intermediate kept in registers (see
+//!   [`registers`]) is never allocated, so it may share a slot with
+//!   anything. The slots stay those of the unfused nodes (the runtime checks
+//!   the schedule against its own analysis of them, and runs the members'
+//!   order exactly): a group whose in-memory buffers share one is cut short
+//!   from its end until they do not;
 //! * at most 8 storage and 12 uniform bindings (WebGPU's default limits).
 //!
 //! Written buffers are bound once (two bindings of one buffer with one of
@@ -32,11 +38,13 @@
 //!
 //! The composed kernel is validated by naga again; a group whose kernel
 //! fails (or whose text is not understood) stays unfused. Fusion never
-//! causes an error.
+//! causes an error. Each fused kernel also gets a grid-stride entry point
+//! (see [`stride`]) when it validates with one.
 
 pub mod codegen;
 pub mod eligibility;
 pub mod registers;
+pub mod stride;
 
 use std::collections::HashMap;
 
@@ -64,6 +72,8 @@ pub struct FusedOut {
     pub nodes: Vec<usize>,
     /// The dispatch that replaces them (its kernel is the fused one).
     pub dispatch: NodeOut,
+    /// The fused kernel's grid-stride entry point (see [`stride`]), if any.
+    pub grid_stride_entry: Option<String>,
 }
 
 /// The facts of a validated module's entry point: the one named by `entry`,
@@ -110,7 +120,7 @@ pub fn fuse(
     caps: naga::valid::Capabilities,
 ) {
     let count = analysis.nodes.len();
-    let mut groups: Vec<(Vec<usize>, KernelOut, NodeOut)> = Vec::new();
+    let mut groups: Vec<(Vec<usize>, Built)> = Vec::new();
     // naga's verdict per composed text: the groups of a long `repeat` are
     // often the same text.
     let mut verdicts: HashMap<String, bool> = seeded_verdicts();
@@ -138,21 +148,35 @@ pub fn fuse(
             group.push(j);
             j += 1;
         }
+        // Buffers that stay in memory must not share device memory; the
+        // last members go until they do (a shorter group keeps more of its
+        // buffers in memory, so this is checked from the longest down).
+        while group.len() >= 2 && !memory_slots_distinct(analysis, facts, node_kernels, &group) {
+            group.pop();
+        }
         if group.len() >= 2 {
-            if let Some((kernel, dispatch)) =
-                build(analysis, facts, node_kernels, &group, caps, &mut verdicts)
-            {
-                groups.push((group, kernel, dispatch));
+            let j = i + group.len();
+            if let Some(built) = build(analysis, facts, node_kernels, &group, caps, &mut verdicts) {
+                groups.push((group, built));
             }
             i = j;
         } else {
             i += 1;
         }
     }
-    for (nodes, kernel, mut dispatch) in groups {
+    for (nodes, built) in groups {
+        let Built {
+            kernel,
+            mut dispatch,
+            grid_stride_entry,
+        } = built;
         dispatch.kernel = analysis.kernels.len();
         analysis.kernels.push(kernel);
-        analysis.fused.push(FusedOut { nodes, dispatch });
+        analysis.fused.push(FusedOut {
+            nodes,
+            dispatch,
+            grid_stride_entry,
+        });
     }
 }
 
@@ -289,19 +313,6 @@ fn shared_buffers(
         }
         shared.push((buffer, ty?.to_owned()));
     }
-    // Distinct buffers, distinct memory.
-    let mut buffers: Vec<usize> = all().map(|m| m.buffer).collect();
-    buffers.sort_unstable();
-    buffers.dedup();
-    let mut slots: Vec<usize> = buffers
-        .iter()
-        .map(|&b| a.slots.get(b).copied())
-        .collect::<Option<_>>()?;
-    slots.sort_unstable();
-    slots.dedup();
-    if slots.len() != buffers.len() {
-        return None;
-    }
     // Binding limits of the fused kernel.
     let unshared = |kind: BindingKind| {
         all()
@@ -313,6 +324,91 @@ fn shared_buffers(
         return None;
     }
     Some(shared)
+}
+
+/// Whether node `i`, outside `group`, binds `buffer`.
+fn bound_outside(a: &GraphAnalysis, group: &[usize], buffer: usize) -> bool {
+    a.nodes
+        .iter()
+        .enumerate()
+        .any(|(i, n)| !group.contains(&i) && n.bindings.iter().any(|&(_, _, used)| used == buffer))
+}
+
+/// Whether written `buffer` must stay in memory whatever the group's kernel
+/// looks like: it is not a plain intermediate, or a node outside `group`
+/// binds it.
+fn must_stay(a: &GraphAnalysis, group: &[usize], buffer: usize) -> bool {
+    a.buffers
+        .get(buffer)
+        .is_none_or(|b| b.class != vyre_analysis::BufferClass::Intermediate || b.header.is_some())
+        || bound_outside(a, group, buffer)
+}
+
+/// The buffers of `group` that its fused kernel will (as far as can be told
+/// before composing it) bind in memory: every buffer no member writes, and
+/// every written one that [`must_stay`] or has no same-length buffer in
+/// memory whose length stands in for its own (see [`private_stand_in`]).
+fn memory_buffers(
+    a: &GraphAnalysis,
+    facts: &[Option<KernelFacts>],
+    nk: &[usize],
+    group: &[usize],
+) -> Option<Vec<usize>> {
+    let members = group
+        .iter()
+        .map(|&i| member_bindings(a, facts, nk, i))
+        .collect::<Option<Vec<_>>>()?;
+    let all = || members.iter().flatten();
+    let written =
+        |b: usize| all().any(|m| m.buffer == b && m.binding.kind == BindingKind::ReadWriteStorage);
+    let mut buffers: Vec<usize> = all().map(|m| m.buffer).collect();
+    buffers.sort_unstable();
+    buffers.dedup();
+    let len = |b: usize| a.buffers.get(b).map(|x| &x.len);
+    let stays = |b: usize| !written(b) || must_stay(a, group, b);
+    let stand_in = |b: usize| {
+        buffers.iter().any(|&o| {
+            o != b
+                && len(o) == len(b)
+                && stays(o)
+                && all().any(|m| m.buffer == o && m.binding.kind != BindingKind::Uniform)
+        })
+    };
+    Some(
+        buffers
+            .iter()
+            .copied()
+            .filter(|&b| stays(b) || !stand_in(b))
+            .collect(),
+    )
+}
+
+/// Whether `buffers` live in distinct device slots: inside a fused dispatch
+/// the members' accesses interleave per element, so two of its buffers in
+/// one slot would overwrite each other. A buffer kept in registers is never
+/// allocated and so conflicts with nothing.
+fn distinct_slots(a: &GraphAnalysis, buffers: &[usize]) -> bool {
+    let mut buffers = buffers.to_vec();
+    buffers.sort_unstable();
+    buffers.dedup();
+    let mut slots: Vec<usize> = buffers
+        .iter()
+        .filter_map(|&b| a.slots.get(b).copied())
+        .collect();
+    let count = buffers.len();
+    slots.sort_unstable();
+    slots.dedup();
+    slots.len() == count
+}
+
+/// [`distinct_slots`] of the buffers `group` keeps in memory.
+fn memory_slots_distinct(
+    a: &GraphAnalysis,
+    facts: &[Option<KernelFacts>],
+    nk: &[usize],
+    group: &[usize],
+) -> bool {
+    memory_buffers(a, facts, nk, group).is_some_and(|buffers| distinct_slots(a, &buffers))
 }
 
 /// What a growing group knows of each of its buffers, so that adding a
@@ -369,7 +465,6 @@ impl<'a> GroupState<'a> {
     fn valid(&self, a: &GraphAnalysis) -> bool {
         let mut storage = 0;
         let mut uniform = 0;
-        let mut slots = Vec::with_capacity(self.buffers.len());
         for (&buffer, b) in &self.buffers {
             if b.written {
                 if b.shareable.is_none() {
@@ -380,15 +475,11 @@ impl<'a> GroupState<'a> {
                 storage += b.read_only;
             }
             uniform += b.uniform;
-            match a.slots.get(buffer) {
-                Some(&slot) => slots.push(slot),
-                None => return false,
+            if a.slots.get(buffer).is_none() {
+                return false;
             }
         }
-        slots.sort_unstable();
-        let count = slots.len();
-        slots.dedup();
-        slots.len() == count && storage <= MAX_STORAGE && uniform <= MAX_UNIFORM
+        storage <= MAX_STORAGE && uniform <= MAX_UNIFORM
     }
 }
 
@@ -400,6 +491,13 @@ fn combine(x: Access, y: Access) -> Access {
     }
 }
 
+/// A group's fused kernel, its dispatch and its loop entry point.
+struct Built {
+    kernel: KernelOut,
+    dispatch: NodeOut,
+    grid_stride_entry: Option<String>,
+}
+
 /// The fused kernel and its dispatch, when the text composes and naga
 /// validates it.
 fn build(
@@ -409,7 +507,7 @@ fn build(
     group: &[usize],
     caps: naga::valid::Capabilities,
     verdicts: &mut HashMap<String, bool>,
-) -> Option<(KernelOut, NodeOut)> {
+) -> Option<Built> {
     let shared = shared_buffers(a, facts, nk, group)?;
     let first = a.nodes.get(*group.first()?)?;
     let last = a.nodes.get(*group.last()?)?;
@@ -517,6 +615,7 @@ fn build(
     // (see `registers`): their declarations become private values and their
     // bindings go; when the result does not validate, they stay in memory.
     let in_memory = (text.clone(), bindings.clone(), reflected.clone());
+    let mut registers: Vec<(String, String)> = Vec::new();
     for (k, (buffer, ty)) in shared.iter().enumerate() {
         let shared_names: Vec<(usize, String)> =
             shared.iter().map(|(b, _)| (*b, shared_name(*b))).collect();
@@ -536,36 +635,54 @@ fn build(
             continue;
         };
         text = rewritten;
+        registers.push((name, elem.to_owned()));
         let k = u32::try_from(k).ok()?;
         bindings.retain(|&(g, b, _)| (g, b) != (0, k));
         reflected.retain(|r| (r.group, r.binding) != (0, k));
     }
-    let (text, bindings, reflected) = match compose_and_check(
-        a,
-        &text,
-        &entry_point,
-        &calls,
-        wgx,
-        base.as_str(),
-        caps,
-        verdicts,
-    ) {
-        Some(text) => (text, bindings, reflected),
-        None => {
-            let (text, bindings, reflected) = in_memory;
-            let text = compose_and_check(
-                a,
-                &text,
-                &entry_point,
-                &calls,
-                wgx,
-                base.as_str(),
-                caps,
-                verdicts,
-            )?;
-            (text, bindings, reflected)
+    let member_sources: Vec<&str> = group
+        .iter()
+        .filter_map(|&i| facts_of(facts, nk, i).map(|f| f.source.as_str()))
+        .collect();
+    // Each of: with the intermediates in registers, then in memory; with
+    // the loop entry point, then without.
+    let mut attempts = Vec::new();
+    for (text, bindings, reflected, registers) in [
+        (text, bindings, reflected, registers),
+        (in_memory.0, in_memory.1, in_memory.2, Vec::new()),
+    ] {
+        let looped = stride::entry(
+            &entry_point,
+            &base,
+            wgx,
+            &calls,
+            &registers,
+            &member_sources,
+        );
+        if let Some((name, loop_text)) = looped {
+            attempts.push((
+                format!("{text}{loop_text}"),
+                bindings.clone(),
+                reflected.clone(),
+                Some(name),
+            ));
         }
-    };
+        attempts.push((text, bindings, reflected, None));
+    }
+    let (text, bindings, reflected, grid_stride_entry) =
+        attempts
+            .into_iter()
+            .find_map(|(text, bindings, reflected, looped)| {
+                let text =
+                    compose_and_check(a, &text, &entry_point, &calls, wgx, &base, caps, verdicts)?;
+                Some((text, bindings, reflected, looped))
+            })?;
+    // What stays bound must be in distinct memory (the prediction above
+    // may keep more in memory than it thought).
+    let bound: Vec<usize> = bindings.iter().map(|&(_, _, b)| b).collect();
+    if !distinct_slots(a, &bound) {
+        return None;
+    }
     let mut bindings = bindings;
     let mut reflected = reflected;
     bindings.sort_unstable();
@@ -588,7 +705,11 @@ fn build(
         size: first.size,
         unfused: false,
     };
-    Some((kernel, dispatch))
+    Some(Built {
+        kernel,
+        dispatch,
+        grid_stride_entry,
+    })
 }
 
 /// The composed module: `text` and the entry point that calls each member
@@ -640,26 +761,12 @@ fn private_stand_in(
     stand_ins: &[(usize, String)],
 ) -> Option<String> {
     let b = a.buffers.get(buffer)?;
-    if b.class != vyre_analysis::BufferClass::Intermediate || b.header.is_some() {
-        return None;
-    }
-    let outside =
-        a.nodes.iter().enumerate().any(|(i, n)| {
-            !group.contains(&i) && n.bindings.iter().any(|&(_, _, used)| used == buffer)
-        });
-    if outside {
+    if must_stay(a, group, buffer) {
         return None;
     }
     // Shared buffers that are not candidates stay in memory; read-only
     // member arrays always do.
-    let stays = |other: usize| {
-        a.buffers.get(other).is_some_and(|o| {
-            o.class != vyre_analysis::BufferClass::Intermediate
-                || a.nodes.iter().enumerate().any(|(i, n)| {
-                    !group.contains(&i) && n.bindings.iter().any(|&(_, _, used)| used == other)
-                })
-        })
-    };
+    let stays = |other: usize| must_stay(a, group, other);
     let same_len = |other: usize| a.buffers.get(other).is_some_and(|o| o.len == b.len);
     stand_ins
         .iter()

@@ -69,7 +69,49 @@ fn fused_kernels_are_composed_text_with_one_entry() {
         s.contains("vyre_s1_params.a"),
         "members after `.` keep their names"
     );
-    assert_eq!(s.matches("@compute").count(), 1);
+    // The plain entry point and its grid-stride loop, which resets the
+    // register before each element and reads its end from group 1.
+    assert_eq!(s.matches("@compute").count(), 2, "{s}");
+    assert!(s.contains("fn vyre_fused_stride("), "{s}");
+    assert!(s.contains("vyre_b3 = f32();"), "{s}");
+    assert!(
+        s.contains("@group(1) @binding(0) var<uniform> vyre_extent: vec4<u32>;"),
+        "{s}"
+    );
+    let out = assert_ok(&saxpy(SAXPY_NODES));
+    assert!(
+        out.contains("grid_stride_entry : :: core :: option :: Option :: Some (:: vyre_graph :: __private :: Cow :: Borrowed (\"vyre_fused_stride\"))"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_member_with_private_variables_gets_no_loop() {
+    let src = r#"struct G;
+        kernel a = "
+            var<private> seen: u32;
+            @group(0) @binding(0) var<storage, read> src: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) { seen += 1u; dst[g.x] = src[g.x] + seen; }
+        ";
+        kernel b = "
+            @group(0) @binding(0) var<storage, read> src: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) { dst[g.x] = src[g.x] * 2u; }
+        ";
+        input x[n]; intermediate t[n]; output y[n];
+        node a(src: x, dst: t) over n;
+        node b(src: t, dst: y) over n;"#;
+    let ts = expand(src);
+    let out = ts.to_string();
+    assert_eq!(groups(&out), vec![vec![0, 1]], "{out}");
+    assert!(
+        out.contains("grid_stride_entry : :: core :: option :: Option :: None"),
+        "{out}"
+    );
+    assert_eq!(fused_sources(&ts)[0].matches("@compute").count(), 1);
 }
 
 #[test]
@@ -114,15 +156,23 @@ fn a_group_whose_kernel_fails_validation_stays_unfused() {
     let ts = expand(&src(good));
     let sources = fused_sources(&ts);
     assert!(sources[0].contains("var<private>"), "t lives in a register");
-    // When the module with `t` in a register is rejected, `t` stays in
-    // memory and the group still fuses.
-    verdicts.insert(sources[0].clone(), false);
-    let in_memory = crate::fuse::with_verdicts(verdicts.clone(), || expand(&src(good)));
-    let in_memory = fused_sources(&in_memory);
-    assert_eq!(in_memory.len(), 1);
-    assert!(!in_memory[0].contains("var<private>"), "{}", in_memory[0]);
-    // When that is rejected too, the nodes stay unfused.
-    verdicts.insert(in_memory[0].clone(), false);
+    assert!(sources[0].contains("_stride("), "with a loop entry point");
+    // Rejected one after the other: with `t` in a register and the loop,
+    // in a register without the loop, in memory with the loop, in memory
+    // without it; then the nodes stay unfused.
+    let mut rejected = |expect_private: bool, expect_loop: bool| {
+        let ts = crate::fuse::with_verdicts(verdicts.clone(), || expand(&src(good)));
+        let sources = fused_sources(&ts);
+        assert_eq!(sources.len(), 1);
+        let s = &sources[0];
+        assert_eq!(s.contains("var<private>"), expect_private, "{s}");
+        assert_eq!(s.contains("_stride("), expect_loop, "{s}");
+        verdicts.insert(s.clone(), false);
+    };
+    rejected(true, true);
+    rejected(true, false);
+    rejected(false, true);
+    rejected(false, false);
     let forced = crate::fuse::with_verdicts(verdicts, || assert_ok(&src(good)));
     assert!(groups(&forced).is_empty());
 }
@@ -225,4 +275,97 @@ fn random_chains_form_valid_groups() {
             }
         }
     }
+}
+
+/// The schedule's device slot of each buffer in an expansion.
+fn slots(expansion: &str) -> Vec<usize> {
+    let at = expansion.find("slots :").expect("slots");
+    let rest = &expansion[at..];
+    let open = rest.find('[').expect("slots");
+    let close = rest.find(']').expect("slots");
+    rest[open + 1..close]
+        .split(',')
+        .filter_map(|s| s.trim().trim_end_matches("usize").trim().parse().ok())
+        .collect()
+}
+
+#[test]
+fn intermediates_in_registers_may_share_a_slot_with_the_group_s_buffers() {
+    // t2 (written by b, read by c) and t4 (c's and d's intermediate)
+    // share a slot: t2 is dead once c has read it. t4 lives in a register
+    // inside c..e and is never allocated, so c, d and e fuse into one group.
+    // `b` writes its neighbour's element: never in a group with what
+    // follows it.
+    let kernel = |name: &str, index: &str| {
+        format!(
+            r#"kernel {name} = "
+                @group(0) @binding(0) var<storage, read> src: array<u32>;
+                @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+                @compute @workgroup_size(64)
+                fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
+                    if g.x < arrayLength(&dst) {{ dst[{index}] = src[g.x] * 3u + 1u; }}
+                }}";
+            "#
+        )
+    };
+    let src = format!(
+        "struct G;
+        {}{}{}{}{}
+        input x[n]; intermediate t1[n]; intermediate t2[n]; intermediate t3[n];
+        intermediate t4[n]; output y[n];
+        node a(src: x, dst: t1) over n;
+        node b(src: t1, dst: t2) over n;
+        node c(src: t2, dst: t3) over n;
+        node d(src: t3, dst: t4) over n;
+        node e(src: t4, dst: y) over n;",
+        kernel("a", "g.x"),
+        kernel("b", "(g.x + 1u) % arrayLength(&src)"),
+        kernel("c", "g.x"),
+        kernel("d", "g.x"),
+        kernel("e", "g.x"),
+    );
+    let ts = expand(&src);
+    let out = ts.to_string();
+    assert!(compile_errors(&ts).is_empty(), "{out}");
+    // Buffers: x, t1, t2, t3, t4, y.
+    let s = slots(&out);
+    assert_eq!(s.len(), 6, "{out}");
+    assert_eq!(s[2], s[4], "t2 and t4 alias: {s:?}");
+    assert_eq!(s[1], s[3], "t1 and t3 alias: {s:?}");
+    assert_eq!(groups(&out), vec![vec![2, 3, 4]], "{out}");
+    let sources = fused_sources(&ts);
+    assert_eq!(sources.len(), 1);
+    // t3 (buffer 3) and t4 (buffer 4) in registers; t2 and y bound.
+    assert!(
+        !sources[0].contains("var<private> vyre_b2"),
+        "{}",
+        sources[0]
+    );
+    assert!(
+        sources[0].contains("var<private> vyre_b3: u32;"),
+        "{}",
+        sources[0]
+    );
+    assert!(
+        sources[0].contains("var<private> vyre_b4: u32;"),
+        "{}",
+        sources[0]
+    );
+    assert!(sources[0].contains("read_write> vyre_b5"), "{}", sources[0]);
+
+    // With t4 also read after the group, it stays in memory beside t2, its
+    // slot mate: c and d may not share a dispatch (t2 and t4 would overwrite
+    // each other), so fusion starts at d instead.
+    let reread = src
+        .replace("output y[n];", "output y[n]; output z[n];")
+        .replace(
+            "node e(src: t4, dst: y) over n;",
+            "node e(src: t4, dst: y) over n;\n        node f = e(src: t4, dst: z) over n unfused;",
+        );
+    let ts = expand(&reread);
+    let out = ts.to_string();
+    assert!(compile_errors(&ts).is_empty(), "{out}");
+    let s = slots(&out);
+    assert_eq!(s[2], s[4], "t2 and t4 still alias: {s:?}");
+    assert_eq!(groups(&out), vec![vec![3, 4]], "{out}");
 }
