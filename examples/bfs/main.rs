@@ -31,9 +31,10 @@ use common::median_time;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use graph::device::{Bfs, MAX_LEVELS, Params};
 use graph::host::HostBfs;
 use graph::{EDGES_PER_VERTEX, cpu_bfs, expanded_levels, first_mismatch, random_graph};
-use vyre_graph::Gpu;
+use vyre_graph::{DispatchConfig, Gpu, GpuBufferHandle};
 
 /// The search starts here.
 const SOURCE: u32 = 0;
@@ -77,11 +78,62 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let gpu = Gpu::new()?;
     println!("adapter: {}", gpu.adapter());
 
+    // The device loop: one graph run, the graph uploaded once (resident
+    // inputs are bound in place).
+    let bfs = Bfs::new(&gpu)?;
+    let offsets = GpuBufferHandle::from_slice(&gpu, &csr.offsets)?;
+    let edges = GpuBufferHandle::from_slice(&gpu, &csr.edges)?;
+    let params = Params { source: SOURCE };
+    let config = DispatchConfig::default();
+    let (graph_time, (out, report)) =
+        median_time(5, || bfs.run_reported(&config, &offsets, &edges, &params))?;
+    if let Some((v, got, want)) = first_mismatch(&out.levels, &expected) {
+        eprintln!("graph: vertex {v} has level {got} on the GPU, {want} on the CPU");
+        return Ok(false);
+    }
+    let Some(search) = report.loops.first() else {
+        eprintln!("graph: the run reported no loop");
+        return Ok(false);
+    };
+    if search.iterations != depth || search.stopped != (depth < MAX_LEVELS) {
+        eprintln!(
+            "graph: {} iterations did work (stopped before {MAX_LEVELS}: {}), the CPU expanded {depth} levels",
+            search.iterations, search.stopped
+        );
+        return Ok(false);
+    }
+    println!(
+        "graph (device loop): {} of {MAX_LEVELS} iterations did work, stopped itself: {}; {} submission(s); every level matches the CPU; median of 5: {:.2} ms",
+        search.iterations,
+        search.stopped,
+        report.submissions,
+        ms(graph_time)
+    );
+
+    // The same graph object again from another source: the last vertex.
+    let other = vertices - 1;
+    let (out, report) = bfs.run_reported(&config, &offsets, &edges, &Params { source: other })?;
+    let want = cpu_bfs(&csr, other);
+    if let Some((v, got, want)) = first_mismatch(&out.levels, &want) {
+        eprintln!("graph from {other}: vertex {v} has level {got} on the GPU, {want} on the CPU");
+        return Ok(false);
+    }
+    let iterations = report.loops.first().map_or(0, |l| l.iterations);
+    if iterations != expanded_levels(&want) {
+        eprintln!(
+            "graph from {other}: {iterations} iterations did work, the CPU expanded {}",
+            expanded_levels(&want)
+        );
+        return Ok(false);
+    }
+    println!("graph from vertex {other}: {iterations} iterations, every level matches the CPU");
+
+    // The same kernels driven from the host: a submission and a readback
+    // of the frontier's size per level.
     let host = HostBfs::new(&gpu, &csr);
     let mut levels = Vec::new();
-    let max_levels = graph::device::MAX_LEVELS;
     let (host_time, report) = median_time(5, || {
-        Ok::<_, std::convert::Infallible>(host.run(SOURCE, max_levels, &mut levels))
+        Ok::<_, std::convert::Infallible>(host.run(SOURCE, MAX_LEVELS, &mut levels))
     })?;
     if let Some((v, got, want)) = first_mismatch(&levels, &expected) {
         eprintln!("host loop: vertex {v} has level {got} on the GPU, {want} on the CPU");
@@ -99,6 +151,11 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
         report.iterations,
         report.submissions,
         ms(host_time)
+    );
+    println!(
+        "graph / host loop: {:.3} (CPU BFS {:.2} ms)",
+        graph_time.as_secs_f64() / host_time.as_secs_f64(),
+        ms(cpu_time)
     );
     Ok(true)
 }

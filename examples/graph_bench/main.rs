@@ -17,12 +17,22 @@
 //! - **hand fused** (chain64 only): the 64 steps written by hand as one
 //!   kernel that loops, the limit automatic fusion should reach.
 //!
+//! The `bfs` workload (`bfs_bench.rs`) holds a different pair against each
+//! other: **graph** (breadth-first search as one `graph!` whose loop stops
+//! itself on the device) and **host loop** (the same kernels with one
+//! submission and one readback of the frontier size per level).
+//!
 //! Every variant's output is checked against a CPU reference first. Also
 //! measured: the plan-cache hit time, the CPU time to record a node, the GPU
 //! time per node (timestamp queries, where the adapter has them), and that a
 //! steady-state run creates no buffer and no bind group.
 
+mod bfs_bench;
 mod hand;
+
+#[path = "../bfs/graph.rs"]
+#[allow(dead_code)]
+mod bfs;
 
 #[path = "../radix_sort/graph.rs"]
 #[allow(dead_code)]
@@ -668,6 +678,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::var_os("GRAPH_BENCH_PROBE").is_some() {
         return probe(&gpu);
     }
+    if std::env::var_os("GRAPH_BENCH_BFS").is_some() {
+        return bfs_bench::only(&gpu, quick, json_path.as_deref());
+    }
     let chain = Chain64::new(&gpu)?;
     let wide = Wide8x8::new(&gpu)?;
     let sorter = radix::RadixSort::new(&gpu)?;
@@ -770,6 +783,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ));
         println!("measured radix_sort n={n}");
     }
+    let mut bfs_rows = Vec::new();
+    for &(vertices, reps) in bfs_bench::sizes(quick) {
+        bfs_rows.push(bfs_bench::measure(&gpu, vertices, reps)?);
+        println!("measured bfs n={vertices}");
+    }
     let (hit_ns, locked_hit_ns) = plan_cache_hit_ns(&chain);
 
     println!();
@@ -818,6 +836,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "", ""
         );
     }
+    bfs_bench::print(&bfs_rows);
     println!(
         "plan-cache hit: {hit_ns:.1} ns (BatchDispatchPlanCache::lookup), {locked_hit_ns:.1} ns (Graph::plan: lock + lookup)"
     );
@@ -865,7 +884,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 if i + 1 < rows.len() { "," } else { "" }
             ));
         }
-        json.push_str("  ]\n}\n");
+        json.push_str("  ],\n");
+        // The device loop against the host loop (different variants).
+        json.push_str(&bfs_bench::json(&bfs_rows));
+        json.push_str("}\n");
         std::fs::write(&path, json)?;
         println!("wrote {path}");
     }
