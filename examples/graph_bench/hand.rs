@@ -175,6 +175,10 @@ impl HandGraph {
                     fold_grid(workgroups_for(e.eval(n), wg), max).expect("grid fits")
                 }
                 DispatchSize::Workgroups(g) => g.map(|e| e.eval(n) as u32),
+                // The benchmark graphs are all sized on the host.
+                DispatchSize::Count(_) | DispatchSize::Indirect(_) => {
+                    panic!("hand-written wgpu has no device-sized nodes")
+                }
             })
             .collect();
         let outputs = spec

@@ -220,6 +220,7 @@ struct Workload<'a> {
 fn unfused(spec: &GraphSpec) -> GraphSpec {
     GraphSpec {
         fused: std::borrow::Cow::Borrowed(&[]),
+        loops: std::borrow::Cow::Borrowed(&[]),
         ..spec.clone()
     }
 }
@@ -246,6 +247,7 @@ fn hand_fused_chain(gpu: &Gpu, n: u64) -> HandGraph {
         element_size: 4,
         len: Extent::N,
         header_bytes: 0,
+        append: None,
     };
     let spec = GraphSpec {
         name: "hand fused chain64".into(),
@@ -291,6 +293,7 @@ fn hand_fused_chain(gpu: &Gpu, n: u64) -> HandGraph {
         features: Cow::Borrowed(&[]),
         schedule: None,
         fused: Cow::Borrowed(&[]),
+        loops: Cow::Borrowed(&[]),
     };
     HandGraph::new(gpu, &spec, n)
 }

@@ -115,6 +115,7 @@ pub fn buffer(name: &str, class: BufferClass, elem_size: u32, extent: Extent) ->
         element_size: elem_size,
         len: extent,
         header_bytes: 0,
+        append: None,
     }
 }
 
@@ -158,6 +159,7 @@ pub fn graph_spec(
         features: Cow::Borrowed(&[]),
         schedule: None,
         fused: Cow::Borrowed(&[]),
+        loops: Cow::Borrowed(&[]),
         name: Cow::Owned(name.to_owned()),
         kernels: Cow::Owned(kernels),
         buffers: Cow::Owned(buffers),

@@ -82,6 +82,14 @@ impl fmt::Display for Description {
             let size = match n.size {
                 DispatchSize::Invocations(e) => format!("over {e}"),
                 DispatchSize::Workgroups([x, y, z]) => format!("grid [{x}, {y}, {z}]"),
+                DispatchSize::Count(b) => format!(
+                    "over count({})",
+                    self.buffers.get(b).map_or("?", |x| x.name.as_str())
+                ),
+                DispatchSize::Indirect(b) => format!(
+                    "grid indirect({})",
+                    self.buffers.get(b).map_or("?", |x| x.name.as_str())
+                ),
             };
             write!(
                 f,

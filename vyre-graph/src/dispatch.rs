@@ -157,6 +157,7 @@ impl GpuDispatchGraph {
                 element_size: src.element_size,
                 len: Extent::constant(elements),
                 header_bytes: 0,
+                append: None,
             });
             let mut outputs = 0;
             for b in &sorted {
@@ -169,6 +170,7 @@ impl GpuDispatchGraph {
                         element_size: b.element_size,
                         len: Extent::constant(elements),
                         header_bytes: 0,
+                        append: None,
                     });
                     outputs += 1;
                     buffers.len() - 1
@@ -212,6 +214,7 @@ impl GpuDispatchGraph {
             features: Cow::Borrowed(&[]),
             schedule: None,
             fused: Cow::Borrowed(&[]),
+            loops: Cow::Borrowed(&[]),
         };
         let analysis = crate::program::validate(&spec)?;
         let layouts = self

@@ -146,6 +146,19 @@ pub enum BackendError {
         /// `max_compute_workgroups_per_dimension`.
         max: u32,
     },
+    /// An append buffer received more items than its capacity: the items
+    /// past it were dropped by the kernels' bounds check.
+    #[error(
+        "append buffer `{buffer}` overflowed: kernels appended {count} items but its capacity is {capacity}; declare a larger capacity (`append {buffer}[..]`) or let it grow (`append {buffer}[..] grow;`)"
+    )]
+    AppendOverflow {
+        /// The buffer's name.
+        buffer: String,
+        /// Items appended (the count on the device after the run).
+        count: u64,
+        /// Items it holds at this problem size.
+        capacity: u64,
+    },
     /// A node's `over` size needs more workgroups than one grid dimension
     /// holds, and its kernel may index with `global_invocation_id.x` alone
     /// ([`GridFold::XOnly`](crate::spec::GridFold::XOnly)), so a folded grid

@@ -48,6 +48,11 @@ pub struct RunReport {
     pub dispatch_gpu_ns: Vec<u64>,
     /// Host time of each phase of the run.
     pub phases: RunPhases,
+    /// What each `repeat up to K .. until ..` loop did, in
+    /// [`GraphSpec::loops`](crate::spec::GraphSpec::loops) order (read back
+    /// with the outputs; empty for a run recorded and finished without
+    /// waiting).
+    pub loops: Vec<crate::LoopReport>,
 }
 
 /// Host nanoseconds of each phase of a run, in order: what to compare with
@@ -102,7 +107,7 @@ pub struct RunPhases {
 ///     .into(),
 ///     fold: GridFold::XOnly,
 /// };
-/// let buffer = |name: &'static str, class| BufferSpec { name: name.into(), class, element_size: 4, len: Extent::N, header_bytes: 0 };
+/// let buffer = |name: &'static str, class| BufferSpec { name: name.into(), class, element_size: 4, len: Extent::N, header_bytes: 0, append: None };
 /// let node = |src: usize, dst: usize| NodeSpec {
 ///     label: "add_one".into(),
 ///     kernel: 0,
@@ -128,6 +133,7 @@ pub struct RunPhases {
 ///     features: Cow::Borrowed(&[]),
 ///     schedule: None,
 ///     fused: Cow::Borrowed(&[]),
+///     loops: Cow::Borrowed(&[]),
 /// };
 /// let gpu = Gpu::new()?;
 /// let graph = Graph::new(&gpu, spec)?;
@@ -220,7 +226,8 @@ impl Graph {
             .iter()
             .map(|(k, o)| build_pipeline(gpu, &spec.kernels[*k], &layouts[*k], o))
             .collect::<Result<Vec<_>>>()?;
-        let program = Program::new(spec, analysis, layouts, pipelines, node_pipeline);
+        let mut program = Program::new(spec, analysis, layouts, pipelines, node_pipeline);
+        program.control = crate::indirect::Control::new(gpu, &program.steps);
         Ok(Self::assemble(gpu, program, capacity))
     }
 
@@ -309,9 +316,10 @@ impl Graph {
     /// [`BackendError::BufferTooLarge`] when the count does not fit `usize`.
     pub fn buffer_len(&self, buffer: usize, n: u64) -> Result<usize> {
         let spec = self.buffer_spec(buffer)?;
-        usize::try_from(spec.len.eval(n)).map_err(|_| BackendError::BufferTooLarge {
+        let len = self.program.buffer_elements(buffer, n);
+        usize::try_from(len).map_err(|_| BackendError::BufferTooLarge {
             buffer: spec.name.to_string(),
-            bytes: spec.bytes(n),
+            bytes: self.program.buffer_bytes(buffer, n),
             limit: "this host's address space",
             max: usize::MAX as u64,
         })
@@ -339,7 +347,12 @@ impl Graph {
         config: &DispatchConfig,
     ) -> Result<GpuBufferHandle> {
         let spec = self.buffer_spec(buffer)?;
-        GpuBufferHandle::zeroed_with_usage(&self.gpu, spec.bytes(n), config.resident_usage)
+        let _ = spec;
+        GpuBufferHandle::zeroed_with_usage(
+            &self.gpu,
+            self.program.buffer_bytes(buffer, n),
+            config.resident_usage,
+        )
     }
 
     fn buffer_spec(&self, buffer: usize) -> Result<&crate::spec::BufferSpec> {
@@ -547,6 +560,7 @@ impl Graph {
             record_ns: 0,
             gpu_ns: None,
             dispatch_gpu_ns: Vec::new(),
+            loops: Vec::new(),
             phases: RunPhases {
                 check_ns,
                 plan_ns: elapsed_ns(planned),
@@ -621,7 +635,7 @@ impl Graph {
             .program
             .host_outputs
             .iter()
-            .map(|&b| self.program.spec.buffers[b].bytes(n))
+            .map(|&b| self.program.buffer_bytes(b, n))
             .fold(0u64, u64::saturating_add);
         if let Some(limit) = config.max_output_bytes
             && readback > limit
@@ -751,7 +765,9 @@ impl Started<'_> {
         let gpu = &self.checkout.graph.gpu;
         let plan = &self.checkout.plan;
         let mut stamps = Vec::new();
-        let mut targets = crate::readback::targets(plan, sinks, profiling, &mut stamps);
+        let mut status = Vec::new();
+        let mut targets =
+            crate::readback::targets(plan, sinks, profiling, &mut stamps, &mut status);
         let wait_start = std::time::Instant::now();
         let copy_ns = crate::readback::map_and_copy(
             gpu,
@@ -761,6 +777,9 @@ impl Started<'_> {
             &mut targets,
         )?;
         drop(targets);
+        if let Err(e) = self.check_status(&status) {
+            return Err(self.failed_after_wait(e));
+        }
         self.report.phases.wait_ns = elapsed_ns(wait_start).saturating_sub(copy_ns);
         self.report.phases.copy_ns = copy_ns;
         Ok(self.succeeded(gpu, profiling, &stamps))
@@ -775,14 +794,50 @@ impl Started<'_> {
         let gpu = &self.checkout.graph.gpu;
         let plan = &self.checkout.plan;
         let mut stamps = Vec::new();
-        let mut targets = crate::readback::targets(plan, sinks, profiling, &mut stamps);
+        let mut status = Vec::new();
+        let mut targets =
+            crate::readback::targets(plan, sinks, profiling, &mut stamps, &mut status);
         let wait_start = std::time::Instant::now();
         let copy_ns =
             crate::readback::map_and_copy_async(gpu, &plan.map_slots, &mut targets).await?;
         drop(targets);
+        if let Err(e) = self.check_status(&status) {
+            return Err(self.failed_after_wait(e));
+        }
         self.report.phases.wait_ns = elapsed_ns(wait_start).saturating_sub(copy_ns);
         self.report.phases.copy_ns = copy_ns;
         Ok(self.succeeded(gpu, profiling, &stamps))
+    }
+
+    /// The device-side status of the run (append counts, loops, indirect
+    /// grids): loop reports into the report, and an overflow or a grid over
+    /// the limit as the run's error. The plan is fine either way: it goes
+    /// back to the cache, so the next run of this size reuses it.
+    fn check_status(&mut self, status: &[u8]) -> Result<()> {
+        let graph = self.checkout.graph;
+        let plan = &self.checkout.plan;
+        if plan.control.is_none() {
+            return Ok(());
+        }
+        let max = graph.gpu.limits().max_compute_workgroups_per_dimension;
+        let checked =
+            crate::indirect::finish(&graph.program, plan, status, max, &mut self.report.loops);
+        checked
+    }
+
+    /// The run failed after a complete, successful wait (an append overflow,
+    /// an indirect grid over the limit): the plan is sound and goes back to
+    /// the cache.
+    fn failed_after_wait(mut self, error: BackendError) -> BackendError {
+        self.checkout.plan.set_destroy_on_drop(true);
+        let graph = self.checkout.graph;
+        if graph.program.grow_on(self.checkout.n, &error) {
+            // Its buffers are too small now: dropped, the next run of this
+            // size makes a plan with the grown capacity.
+            return error;
+        }
+        self.checkout.succeeded();
+        error
     }
 
     /// The run succeeded: its plan goes back to the cache.
@@ -888,11 +943,11 @@ impl RecordedRun<'_> {
         {
             let spec = &program.spec.buffers[b];
             match sink {
-                Sink::Host(dst) if host && dst.len() as u64 != spec.bytes(n) => {
+                Sink::Host(dst) if host && dst.len() as u64 != program.buffer_bytes(b, n) => {
                     return Err(BackendError::LengthMismatch {
                         buffer: spec.name.to_string(),
                         n,
-                        expected: spec.bytes(n),
+                        expected: program.buffer_bytes(b, n),
                         actual: dst.len() as u64,
                     });
                 }
@@ -962,6 +1017,7 @@ mod tests {
             element_size: 4,
             len: Extent::N,
             header_bytes: 0,
+            append: None,
         };
         GraphSpec {
             name: "double".into(),
@@ -1007,6 +1063,7 @@ mod tests {
             features: Cow::Borrowed(&[]),
             schedule: None,
             fused: Cow::Borrowed(&[]),
+            loops: Cow::Borrowed(&[]),
         }
     }
 

@@ -46,13 +46,23 @@ pub(crate) struct LaunchPlan {
     /// The resident handle each input's bind groups currently point at, if
     /// any (a weak reference: a dropped handle's memory is freed at once).
     bound_handles: Vec<Option<BoundHandle>>,
+    /// Control blocks, loop states and the status of a data-dependent
+    /// graph (`indirect.rs`).
+    pub(crate) control: Option<crate::indirect::ControlPlan>,
 }
 
 impl Drop for LaunchPlan {
     fn drop(&mut self) {
         // Free device memory now rather than when wgpu gets round to it.
         let timer = self.timer.iter().flat_map(|t| [&t.resolve, &t.read]);
-        for b in self.slots.iter().chain(&self.readback).chain(timer) {
+        let control = self.control.iter().flat_map(|c| c.buffers());
+        for b in self
+            .slots
+            .iter()
+            .chain(&self.readback)
+            .chain(timer)
+            .chain(control)
+        {
             if self.destroy_on_drop {
                 self.gpu.free_buffer(b);
             } else {
@@ -151,6 +161,10 @@ pub(crate) fn node_grid(
             spec.label
         ),
     };
+    if spec.size.device_source().is_some() {
+        // Sized on the device, right before the dispatch (`indirect.rs`).
+        return Ok([0, 1, 1]);
+    }
     if let Some(grid) = config.grid_override {
         if grid.contains(&0) {
             return Err(empty(format!("`grid_override` is {grid:?}")));
@@ -195,6 +209,7 @@ pub(crate) fn node_grid(
             }
             check_grid(grid, max).map_err(|e| too_large(e.workgroups))
         }
+        DispatchSize::Count(_) | DispatchSize::Indirect(_) => Ok([0, 1, 1]),
     }
 }
 
@@ -210,7 +225,7 @@ fn size(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result
             bytes.push(4);
             continue;
         }
-        let logical = b.bytes(n);
+        let logical = program.buffer_bytes(i, n);
         let (limit, max) = if b.class == BufferClass::Uniform {
             (
                 "the device's `max_uniform_buffer_binding_size`",
@@ -274,9 +289,19 @@ fn size(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result
         .iter()
         .map(Vec::len)
         .collect();
+    // With append buffers, the results a run can emit are their capacities.
+    let appended: u64 = (0..program.spec.buffers.len())
+        .filter(|&b| program.spec.buffers[b].append.is_some())
+        .map(|b| program.buffer_elements(b, n))
+        .fold(0, u64::saturating_add);
+    let has_appends = program.spec.buffers.iter().any(|b| b.append.is_some());
     let recommendation = LaunchRecommendation {
         worker_groups: u32::try_from(worker_groups).unwrap_or(u32::MAX),
-        hit_capacity: worker_groups.saturating_mul(u64::from(workgroup_size_x)),
+        hit_capacity: if has_appends {
+            appended
+        } else {
+            worker_groups.saturating_mul(u64::from(workgroup_size_x))
+        },
         estimated_peak_device_bytes: peak,
         topology: Topology::classify(&widths),
     };
@@ -390,14 +415,17 @@ impl LaunchPlan {
             bytes: sizing.bytes,
             slots,
             bind_groups: Vec::new(),
-            map_slots: MapSlots::new(readback.len() + 1),
+            // One more slot for the timestamps, one for the status.
+            map_slots: MapSlots::new(readback.len() + 2),
             timer: None,
             readback,
             bound_handles: (0..program.spec.buffers.len()).map(|_| None).collect(),
+            control: None,
         };
         plan.bind_groups = (0..program.dispatches.len())
             .map(|node| plan.make_bind_groups(gpu, program, node))
             .collect();
+        plan.control = crate::indirect::build(gpu, program, &plan);
         plan
     }
 
@@ -416,7 +444,7 @@ impl LaunchPlan {
     /// The size to bind buffer `b` with: its own bytes, so that
     /// `arrayLength` sees the buffer and not a larger aliased slot or
     /// resident handle; the whole buffer (`None`) when that is the same.
-    fn binding_size(&self, program: &Program, b: usize) -> Option<NonZeroU64> {
+    pub(crate) fn binding_size(&self, program: &Program, b: usize) -> Option<NonZeroU64> {
         let bytes = round4(self.bytes[b]);
         if self.buffer_of(program, b).size() == bytes {
             None
@@ -530,5 +558,6 @@ impl LaunchPlan {
                 self.bind_groups[node] = self.make_bind_groups(gpu, program, node);
             }
         }
+        crate::indirect::rebind(gpu, program, self, b);
     }
 }

@@ -60,6 +60,7 @@
 //! --no-install-recommends mesa-vulkan-drivers libvulkan1`.
 #![warn(missing_docs)]
 
+mod append;
 mod config;
 mod describe;
 mod dispatch;
@@ -67,6 +68,7 @@ mod error;
 mod gpu;
 mod graph;
 pub mod grid;
+mod indirect;
 mod launch;
 mod pipeline;
 pub mod plan;
@@ -82,6 +84,7 @@ pub use dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
 pub use error::{BackendError, DRIVER_SETUP_HINT, Result};
 pub use gpu::{AdapterSummary, Gpu, GpuCounters, GpuOptions};
 pub use graph::{Graph, RecordedRun, RunPhases, RunReport};
+pub use indirect::LoopReport;
 pub use pipeline::WgpuPipeline;
 pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
 pub use resource::{
@@ -97,6 +100,7 @@ pub use wgpu;
 /// any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::append::{append_scratch, read_appended};
     pub use crate::resource::resize_vec;
     pub use crate::spec::*;
     pub use crate::{

@@ -34,6 +34,13 @@ pub(crate) struct Program {
     /// intermediate a fused group keeps in registers) is never allocated at
     /// its size.
     pub(crate) bound: Vec<bool>,
+    /// Control steps for append counts, indirect dispatches and loops
+    /// (`indirect.rs`).
+    pub(crate) steps: crate::indirect::Steps,
+    /// The control pipeline, when there are steps.
+    pub(crate) control: Option<crate::indirect::Control>,
+    /// Append capacities grown by `grow` (`append.rs`).
+    pub(crate) grown: crate::append::Grown,
 }
 
 impl Program {
@@ -65,6 +72,16 @@ impl Program {
                 *b = true;
             }
         }
+        // Counts and indirect grids are read from buffers too.
+        for d in &dispatches {
+            if let Dispatch::Node(n) = *d
+                && let Some(b) = spec.nodes[n].size.device_source()
+                && let Some(b) = bound.get_mut(b)
+            {
+                *b = true;
+            }
+        }
+        let steps = crate::indirect::plan_steps(&spec, &dispatches);
         Program {
             spec,
             analysis,
@@ -75,6 +92,9 @@ impl Program {
             host_inputs,
             host_outputs,
             bound,
+            steps,
+            control: None,
+            grown: crate::append::Grown::default(),
         }
     }
 
@@ -182,7 +202,7 @@ impl Program {
         let mut readback = 0u64;
         for (sink, &b) in sinks.iter().zip(&self.host_outputs) {
             let spec = &self.spec.buffers[b];
-            let expected = spec.bytes(n);
+            let expected = self.buffer_bytes(b, n);
             match sink {
                 Sink::Host(dst) => {
                     if dst.len() as u64 != expected {
@@ -264,7 +284,8 @@ pub(crate) fn node_uses(spec: &GraphSpec, node: &NodeSpec) -> Vec<Use> {
     let Some(kernel) = spec.kernels.get(node.kernel) else {
         return Vec::new();
     };
-    node.bindings
+    let mut uses: Vec<Use> = node
+        .bindings
         .iter()
         .filter_map(|nb| {
             let b = kernel
@@ -280,7 +301,15 @@ pub(crate) fn node_uses(spec: &GraphSpec, node: &NodeSpec) -> Vec<Use> {
                 access,
             })
         })
-        .collect()
+        .collect();
+    // `over count(b)` and `grid indirect(b)` read `b` (its count, its grid).
+    if let Some(b) = node.size.device_source() {
+        match uses.iter_mut().find(|u| u.buffer == b) {
+            Some(u) => u.access = u.access.union(Access::Read),
+            None => uses.push(Use::read(b)),
+        }
+    }
+    uses
 }
 
 fn describe_binding(b: &BindingSpec) -> String {
@@ -324,7 +353,9 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
     }
     check_fused(spec)?;
     let classes: Vec<BufferClass> = spec.buffers.iter().map(|b| b.class).collect();
-    let uses: Vec<Vec<Use>> = spec.nodes.iter().map(|n| node_uses(spec, n)).collect();
+    let mut uses: Vec<Vec<Use>> = spec.nodes.iter().map(|n| node_uses(spec, n)).collect();
+    crate::indirect::check_spec(spec)?;
+    crate::indirect::add_gate_uses(spec, &mut uses);
     let analysis = vyre_analysis::analyse(&classes, &uses);
     if let Some(schedule) = &spec.schedule
         && (*schedule.levels != *analysis.levels || *schedule.slots != *analysis.slots)
@@ -373,6 +404,21 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
                     .get(b)
                     .map_or_else(|| "?".to_string(), |c| format!("{c:?}"))
             ),
+            // A `zero` loop's gate sets its flag before the first node.
+            Problem::ReadBeforeWrite { node: n, buffer: b }
+                if crate::indirect::written_by_gate(spec, n, b) =>
+            {
+                continue;
+            }
+            // The first append reads a count the runtime set to 0.
+            Problem::ReadBeforeWrite { node: n, buffer: b }
+                if spec.buffers.get(b).is_some_and(|x| x.append.is_some())
+                    && uses
+                        .get(n)
+                        .is_some_and(|u| u.iter().any(|u| u.buffer == b && u.access.writes())) =>
+            {
+                continue;
+            }
             Problem::ReadBeforeWrite { node: n, buffer: b } => format!(
                 "node `{}` reads `{}` before any node writes it; write it first or make it an input",
                 node(n),

@@ -66,6 +66,7 @@ pub(crate) fn targets<'a>(
     sinks: &'a mut [Sink<'_>],
     profiling: bool,
     stamps: &'a mut Vec<u8>,
+    status: &'a mut Vec<u8>,
 ) -> Targets<'a> {
     let mut list: SmallVec<[(&wgpu::Buffer, &mut [u8]); 4]> = SmallVec::new();
     for (k, sink) in sinks.iter_mut().enumerate() {
@@ -76,6 +77,11 @@ pub(crate) fn targets<'a>(
     if let Some(t) = plan.timer.as_ref().filter(|_| profiling) {
         stamps.resize(t.count as usize * 8, 0);
         list.push((&t.read, &mut stamps[..]));
+    }
+    // Append counts, loop reports and indirect-grid errors.
+    if let Some(c) = plan.control.as_ref() {
+        status.resize(c.status_bytes as usize, 0);
+        list.push((&c.status, &mut status[..]));
     }
     Targets { list }
 }

@@ -38,6 +38,7 @@ pub(crate) fn encode(
             round4(plan.bytes[b]),
         );
     }
+    crate::indirect::encode_start(encoder, program, plan);
     {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(recording.label),
@@ -56,6 +57,11 @@ pub(crate) fn encode(
             if let Some(t) = per_dispatch {
                 pass.write_timestamp(&t.queries, 2 + node as u32);
             }
+            // Counts reset, loop gates, indirect arguments (`indirect.rs`).
+            let indirect = crate::indirect::encode_before(&mut pass, program, plan, node);
+            if program.steps.has_steps_before(node) {
+                current = usize::MAX;
+            }
             let pipeline = program.dispatch_pipeline(node);
             if pipeline != current {
                 pass.set_pipeline(&program.pipelines[pipeline]);
@@ -64,12 +70,16 @@ pub(crate) fn encode(
             for (group, bind_group) in plan.bind_groups[node].iter().enumerate() {
                 pass.set_bind_group(group as u32, bind_group, &[]);
             }
-            pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+            match indirect {
+                Some(args) => pass.dispatch_workgroups_indirect(args, 0),
+                None => pass.dispatch_workgroups(grid[0], grid[1], grid[2]),
+            }
         }
         if let Some(t) = per_dispatch {
             pass.write_timestamp(&t.queries, 2 + recording.grids.len() as u32);
         }
     }
+    crate::indirect::encode_status(encoder, program, plan);
     let mut reads_back = false;
     for (k, (sink, &b)) in recording
         .sinks

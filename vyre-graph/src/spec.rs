@@ -230,6 +230,30 @@ pub struct BufferSpec {
     /// `struct Particles { count: u32, items: array<Particle> }`, whose
     /// leading fields are the buffer's header.
     pub header_bytes: u32,
+    /// Set for an append buffer (`append hits[CAP];` in `graph!`): its
+    /// header starts with a `u32` count and `len` is its capacity. See
+    /// [`AppendSpec`].
+    pub append: Option<AppendSpec>,
+}
+
+/// What makes a buffer an *append buffer*: kernels bind it as a struct whose
+/// first member is `count: atomic<u32>` (writers) or `count: u32` (readers)
+/// and whose last member is the runtime-sized array of items, and append
+/// with `let slot = atomicAdd(&b.count, 1u); if slot < arrayLength(&b.items)
+/// { b.items[slot] = v; }`.
+///
+/// The runtime sets the count to 0 at the start of every run, and again
+/// before a node appends when some node read the buffer since the last
+/// append (a reader consumes it; consecutive appenders accumulate). After
+/// the run a count beyond the capacity ([`BufferSpec::len`]) is
+/// [`BackendError::AppendOverflow`](crate::BackendError::AppendOverflow);
+/// with `grow` the runtime grows the plan's capacity for that problem size
+/// instead (see `Graph::run`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AppendSpec {
+    /// `grow`: on overflow, the capacity of this problem size's plan grows
+    /// to fit the count (the typed API repeats the run once).
+    pub grow: bool,
 }
 
 impl BufferSpec {
@@ -349,6 +373,28 @@ pub enum DispatchSize {
     Invocations(Extent),
     /// An explicit workgroup grid.
     Workgroups([Extent; 3]),
+    /// `over count(b)`: one invocation per item of append buffer `b` (an
+    /// index into [`GraphSpec::buffers`]), `min(count, capacity)`, read on
+    /// the device: a runtime-generated step writes the indirect arguments
+    /// right before the dispatch (no host round trip; zero items launch no
+    /// workgroup; past 65,535 workgroups folded into y and z, so the
+    /// kernel must be [`GridFold::Linear`]).
+    Count(usize),
+    /// `grid indirect(b)`: the grid is the first three `u32` of buffer `b`,
+    /// written by an earlier node; a dimension over the device limit is
+    /// reported after the run ([`BackendError::GridTooLarge`](crate::BackendError::GridTooLarge)), never silently skipped.
+    Indirect(usize),
+}
+
+impl DispatchSize {
+    /// The buffer whose contents size this dispatch on the device, if any.
+    #[must_use]
+    pub fn device_source(&self) -> Option<usize> {
+        match *self {
+            DispatchSize::Count(b) | DispatchSize::Indirect(b) => Some(b),
+            _ => None,
+        }
+    }
 }
 
 /// A node binds one of its kernel's bindings to a graph buffer.
@@ -445,6 +491,58 @@ pub struct GraphSpec {
     /// Groups of nodes that run as one fused dispatch each (empty: every
     /// node is its own dispatch).
     pub fused: Cow<'static, [FusedGroup]>,
+    /// Loops that stop themselves on the device (`repeat up to K as i
+    /// until ..` in `graph!`; empty: none).
+    pub loops: Cow<'static, [LoopSpec]>,
+}
+
+/// When a [`LoopSpec`] stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Until {
+    /// `until empty(b)`: before each iteration (the first included), stop
+    /// when append buffer `b`'s count is 0.
+    Empty,
+    /// `until zero(f)`: do-while on a `u32` flag: the runtime sets `f` to 0
+    /// before each iteration that runs, the body writes non-zero to go on,
+    /// and the loop stops after an iteration that left it 0.
+    Zero,
+}
+
+/// One unrolled iteration of a [`LoopSpec`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LoopIteration {
+    /// Its first node (an index into [`GraphSpec::nodes`]).
+    pub first_node: usize,
+    /// How many nodes it has (consecutive, at least one).
+    pub nodes: usize,
+    /// The buffer its condition reads (the `empty` buffer or the `zero`
+    /// flag of this iteration, after `ping`/`pong`).
+    pub buffer: usize,
+}
+
+/// `repeat up to K as i until ..`: up to `K` unrolled iterations whose
+/// dispatches become empty (indirect dispatches of zero workgroups) once the
+/// condition says so, decided on the device by one small "gate" dispatch at
+/// the start of each iteration. The run reports how many iterations did
+/// work ([`RunReport::loops`](crate::RunReport::loops)).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LoopSpec {
+    /// A name for messages and `describe()`.
+    pub label: Cow<'static, str>,
+    /// The stopping condition.
+    pub until: Until,
+    /// The iterations, in order (`K` of them).
+    pub iterations: Cow<'static, [LoopIteration]>,
+}
+
+impl LoopSpec {
+    /// The loop containing node `node`, and the iteration, if any.
+    #[must_use]
+    pub fn iteration_of(&self, node: usize) -> Option<usize> {
+        self.iterations
+            .iter()
+            .position(|it| (it.first_node..it.first_node + it.nodes).contains(&node))
+    }
 }
 
 impl GraphSpec {

@@ -84,6 +84,8 @@ pub struct BufferOut {
     pub header: Option<RustTy>,
     /// Bytes before the elements.
     pub header_bytes: u32,
+    /// An append buffer (`Some(grow)`).
+    pub append: Option<bool>,
 }
 
 /// A node's dispatch size.
@@ -93,6 +95,10 @@ pub enum SizeOut {
     Invocations(Extent),
     /// Workgroups.
     Workgroups([Extent; 3]),
+    /// `over count(b)`: the count of buffer `b`, read on the device.
+    Count(usize),
+    /// `grid indirect(b)`: the grid in buffer `b`, read on the device.
+    Indirect(usize),
 }
 
 /// One unrolled node.
@@ -136,6 +142,8 @@ pub struct GraphAnalysis {
     pub fused: Vec<crate::fuse::FusedOut>,
     /// Declared device features (`vyre_graph::spec::Feature` variants).
     pub features: Vec<&'static str>,
+    /// Loops that stop themselves (`repeat up to K .. until ..`).
+    pub loops: Vec<crate::append::LoopOut>,
 }
 
 /// Rust prelude names a generated struct must not take: it would shadow
@@ -203,15 +211,20 @@ struct Site {
     element_size: u32,
     header: Option<RustTy>,
     header_bytes: u32,
+    first_member: Option<(String, String)>,
     span: Span,
 }
 
 /// One node use of a buffer, for hazard messages.
-struct UseSite {
-    span: Span,
-    binding: String,
-    kind: BindingKind,
-    wgsl_type: String,
+pub struct UseSite {
+    /// Where the node names the buffer.
+    pub span: Span,
+    /// The binding (or `count(b)`, `until empty(b)`).
+    pub binding: String,
+    /// How it is bound.
+    pub kind: BindingKind,
+    /// Its WGSL type.
+    pub wgsl_type: String,
 }
 
 /// Checks the whole graph. `kernels[i]` is the interface of kernel `i`, or
@@ -317,6 +330,7 @@ pub fn analyse(
     let mut node_decl_of: Vec<usize> = Vec::new();
     let mut default_size_users: Vec<bool> = kernels.iter().map(|_| false).collect();
     let mut decl_counter = 0usize;
+    let mut loops: Vec<crate::append::LoopOut> = Vec::new();
     let ctx = Ctx {
         kernel_decls: &kernel_decls,
         kernels: &kernels,
@@ -337,7 +351,10 @@ pub fn analyse(
         }
         let iterations = repeat.map_or(1, |(_, c)| c);
         let mut failed: Vec<bool> = decls.iter().map(|_| false).collect();
+        // Node ranges of each iteration, for `repeat up to K .. until`.
+        let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
         for i in 0..iterations {
+            let first = nodes.len();
             for (d, decl) in decls.iter().enumerate() {
                 let decl_id = decl_counter + d;
                 let Some(Some(kernel)) = checked.get(d) else {
@@ -367,6 +384,24 @@ pub fn analyse(
                     }
                 }
             }
+            ranges.push(first..nodes.len());
+        }
+        if let NodeItem::Repeat(r) = item
+            && let Some(until) = &r.until
+            && !incomplete
+            && let Some(lp) = crate::append::loop_out(
+                r,
+                until,
+                &ranges,
+                &buffer_index,
+                &buffer_decls,
+                &mut nodes,
+                &mut uses,
+                &mut use_sites,
+                diag,
+            )
+        {
+            loops.push(lp);
         }
         decl_counter += decls.len();
     }
@@ -512,11 +547,33 @@ pub fn analyse(
         }
     }
 
+    // Data-dependent sizes and loops (`append.rs`).
+    crate::append::check_device_reads(
+        &nodes,
+        &loops,
+        &buffer_decls,
+        &uses,
+        &use_sites,
+        |b| {
+            sites
+                .get(b)
+                .and_then(Option::as_ref)
+                .map(|s| (s.element.display(), s.first_member.clone()))
+        },
+        diag,
+    );
+    if !diag.is_empty() {
+        return None;
+    }
+
     // Hazards.
     let classes: Vec<BufferClass> = buffer_decls.iter().map(|b| b.class).collect();
     let analysis = vyre_analysis::analyse(&classes, &uses);
     let mut reported: Vec<(usize, usize, u8)> = Vec::new();
     for problem in &analysis.problems {
+        if crate::append::written_by_gate(&loops, problem) {
+            continue;
+        }
         report_problem(
             problem,
             &analysis.problems,
@@ -595,6 +652,7 @@ pub fn analyse(
                 len: b.len.extent,
                 header: s.header,
                 header_bytes: s.header_bytes,
+                append: b.append.as_ref().map(|a| a.grow.is_some()),
             })
         })
         .collect();
@@ -607,6 +665,7 @@ pub fn analyse(
         || nodes.iter().any(|n| match n.size {
             SizeOut::Invocations(e) => e.depends_on_n(),
             SizeOut::Workgroups(es) => es.iter().any(Extent::depends_on_n),
+            SizeOut::Count(_) | SizeOut::Indirect(_) => false,
         })
     {
         ProblemSize::Param
@@ -637,6 +696,7 @@ pub fn analyse(
         levels: analysis.levels,
         slots: analysis.slots,
         fused: Vec::new(),
+        loops,
     })
 }
 
@@ -675,6 +735,7 @@ const MAX_WORKGROUPS_PER_DIMENSION: u64 = 65_535;
 fn check_node_size(decl: &NodeDecl, native: bool, diag: &mut Diagnostics) {
     let label = decl.label.as_ref().unwrap_or(&decl.kernel);
     match &decl.size {
+        SizeDecl::Device(_) => {}
         SizeDecl::Over(e) => {
             if e.extent == Extent::constant(0) {
                 diag.error(
@@ -1001,9 +1062,12 @@ impl Ctx<'_> {
             // One element type per buffer.
             match sites.get_mut(bi) {
                 Some(Some(site)) => {
+                    // Writers and readers of an append buffer name their
+                    // structs differently (`count: atomic<u32>` / `u32`).
+                    let same_header = bdecl.append.is_some() || site.header == binding.header;
                     if site.element != binding.element
                         || site.element_size != binding.element_size
-                        || site.header != binding.header
+                        || !same_header
                         || site.header_bytes != binding.header_bytes
                     {
                         diag.error_with_note(
@@ -1035,6 +1099,7 @@ impl Ctx<'_> {
                         element_size: binding.element_size,
                         header: binding.header.clone(),
                         header_bytes: binding.header_bytes,
+                        first_member: binding.first_member.clone(),
                         span,
                     });
                 }
@@ -1056,8 +1121,11 @@ impl Ctx<'_> {
                 );
             }
             node_bindings.push((binding.group, binding.binding, bi));
-            let entry = by_buffer.entry(bi).or_insert((binding.access, Vec::new()));
-            entry.0 = entry.0.union(binding.access);
+            // Append buffers: the count's contract (`append.rs`); appending
+            // to an input is one error, not also a write to a read-only one.
+            let access = crate::append::check_binding(bdecl, binding, span, &in_iteration, diag);
+            let entry = by_buffer.entry(bi).or_insert((access, Vec::new()));
+            entry.0 = entry.0.union(access);
             entry.1.push((binding.name.clone(), binding.kind));
             node_sites.entry(bi).or_insert(UseSite {
                 span,
@@ -1165,6 +1233,26 @@ impl Ctx<'_> {
         let size = match &decl.size {
             SizeDecl::Over(e) => SizeOut::Invocations(e.extent),
             SizeDecl::Grid(es) => SizeOut::Workgroups(es.map(|e: ExtentExpr| e.extent)),
+            SizeDecl::Device(d) => {
+                let (size, bi, span) = crate::append::device_size(
+                    d,
+                    var,
+                    self.buffer_index,
+                    self.buffer_decls,
+                    &label,
+                    diag,
+                )?;
+                // The count (or grid) is a read of the buffer by this node.
+                let entry = by_buffer.entry(bi).or_insert((Access::Read, Vec::new()));
+                entry.0 = entry.0.union(Access::Read);
+                node_sites.entry(bi).or_insert(UseSite {
+                    span,
+                    binding: crate::append::size_text(d),
+                    kind: BindingKind::ReadOnlyStorage,
+                    wgsl_type: "u32".to_owned(),
+                });
+                size
+            }
         };
         let mut uses: Vec<Use> = by_buffer
             .iter()
@@ -1282,6 +1370,13 @@ fn report_problem(
             );
         }
         Problem::ReadBeforeWrite { node, buffer } => {
+            // The first append reads a count the runtime set to 0.
+            if crate::append::appends_first(
+                ctx.buffer_decls.get(buffer),
+                node_site(node, buffer).map(|s| s.kind),
+            ) {
+                return;
+            }
             // An output nobody writes is reported once, as such.
             if problems.contains(&Problem::OutputNeverWritten { buffer }) || !once(node, buffer, 1)
             {

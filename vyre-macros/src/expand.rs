@@ -115,9 +115,30 @@ fn spec(a: &GraphAnalysis) -> TokenStream {
         let element_size = Literal::u32_suffixed(b.element_size);
         let len = extent(b.len);
         let header_bytes = Literal::u32_suffixed(b.header_bytes);
+        let append = match b.append {
+            Some(grow) => quote!(::core::option::Option::Some(#p::AppendSpec { grow: #grow })),
+            None => quote!(::core::option::Option::None),
+        };
         quote! {
-            #p::BufferSpec { name: #bname, class: #class, element_size: #element_size, len: #len, header_bytes: #header_bytes }
+            #p::BufferSpec { name: #bname, class: #class, element_size: #element_size, len: #len, header_bytes: #header_bytes, append: #append }
         }
+    });
+    let loops = a.loops.iter().map(|l| {
+        let label = borrowed_str(&l.label);
+        let until = if l.zero {
+            quote!(#p::Until::Zero)
+        } else {
+            quote!(#p::Until::Empty)
+        };
+        let iterations = l.iterations.iter().map(|&(first, count, buffer)| {
+            let (first, count, buffer) = (
+                Literal::usize_suffixed(first),
+                Literal::usize_suffixed(count),
+                Literal::usize_suffixed(buffer),
+            );
+            quote!(#p::LoopIteration { first_node: #first, nodes: #count, buffer: #buffer })
+        });
+        quote!(#p::LoopSpec { label: #label, until: #until, iterations: #p::Cow::Borrowed(&[#(#iterations),*]) })
     });
     let nodes = a.nodes.iter().map(node_spec);
     let fused = a.fused.iter().map(|g| {
@@ -143,6 +164,7 @@ fn spec(a: &GraphAnalysis) -> TokenStream {
                 slots: #p::Cow::Borrowed(&[#(#slots),*]),
             }),
             fused: #p::Cow::Borrowed(&[#(#fused),*]),
+            loops: #p::Cow::Borrowed(&[#(#loops),*]),
         }
     }
 }
@@ -186,6 +208,14 @@ fn node_spec(n: &crate::analyse::NodeOut) -> TokenStream {
                 let [x, y, z] = es.map(extent);
                 quote!(#p::DispatchSize::Workgroups([#x, #y, #z]))
             }
+            SizeOut::Count(b) => {
+                let b = Literal::usize_suffixed(b);
+                quote!(#p::DispatchSize::Count(#b))
+            }
+            SizeOut::Indirect(b) => {
+                let b = Literal::usize_suffixed(b);
+                quote!(#p::DispatchSize::Indirect(#b))
+            }
         };
         quote! {
             #p::NodeSpec {
@@ -210,6 +240,13 @@ fn element_doc(b: &BufferOut) -> String {
     };
     if b.class == BufferClass::Uniform {
         format!("`{}` ({class}): one `{}`", b.name, b.element.display())
+    } else if b.append.is_some() {
+        format!(
+            "`{}` (append): up to {} items of `{}`, truncated to its count",
+            b.name,
+            b.len,
+            b.element.display()
+        )
     } else if let Some(header) = &b.header {
         format!(
             "`{}` ({class}): a `{}` header, then {} elements of `{}`",
@@ -473,6 +510,8 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
         let ty = b.element.tokens();
         let doc = format!("Read back from {}.", element_doc(b));
         match &b.header {
+            // An append buffer reads back as its items, truncated to the count.
+            Some(_) if b.append.is_some() => quote!(#[doc = #doc] pub #ident: ::std::vec::Vec<#ty>),
             Some(h) => {
                 let h = h.tokens();
                 quote!(#[doc = #doc] pub #ident: #p::Headed<#h, #ty>)
@@ -492,6 +531,10 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             let index = Literal::usize_suffixed(*i);
             let bname = ident.to_string();
             match &b.header {
+                Some(_) if b.append.is_some() => {
+                    let scratch = scratch_ident(b);
+                    quote!(let mut #scratch = #p::append_scratch(self.graph.buffer_bytes(#index, n)?, #bname)?;)
+                }
                 Some(h) => {
                     let (h, ty) = (h.tokens(), b.element.tokens());
                     let scratch = scratch_ident(b);
@@ -520,7 +563,12 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
         .map(|(_, b)| {
             let ident = &b.name;
             let scratch = scratch_ident(b);
-            quote!(outputs.#ident.read_from(&#scratch);)
+            if b.append.is_some() {
+                let header_bytes = Literal::usize_suffixed(b.header_bytes as usize);
+                quote!(#p::read_appended(&mut outputs.#ident, &#scratch, #header_bytes);)
+            } else {
+                quote!(outputs.#ident.read_from(&#scratch);)
+            }
         })
         .collect();
     let device_allocs = outputs.iter().map(|(i, b)| {
@@ -529,6 +577,57 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
         quote!(let #ident = self.graph.create_resident(#index, n, config)?;)
     });
     let out_names: Vec<&Ident> = outputs.iter().map(|(_, b)| &b.name).collect();
+    // With a `grow` append buffer, a run that overflowed it is repeated once
+    // (the runtime grew the capacity for `n`).
+    let grows = a.buffers.iter().any(|b| b.append == Some(true));
+    let run_into_body = if grows {
+        quote! {
+            let mut __vyre_again = true;
+            loop {
+                #(#host_resizes)*
+                match self.graph.run(n, __vyre_feeds, &mut [#(#host_sinks),*], config) {
+                    ::core::result::Result::Err(e) if __vyre_again && self.graph.grew_for(&e, n) => {
+                        __vyre_again = false;
+                    }
+                    result => {
+                        let report = result?;
+                        #(#host_splits)*
+                        return ::core::result::Result::Ok(report);
+                    }
+                }
+            }
+        }
+    } else {
+        quote! {
+            #(#host_resizes)*
+            let report = self.graph.run(n, __vyre_feeds, &mut [#(#host_sinks),*], config)?;
+            #(#host_splits)*
+            ::core::result::Result::Ok(report)
+        }
+    };
+    let run_resident_body = if grows {
+        quote! {
+            let mut __vyre_again = true;
+            loop {
+                let outputs = self.resident_outputs(config, n)?;
+                match self.graph.run(n, __vyre_feeds, &mut [#(#p::Sink::Device(&outputs.#out_names)),*], config) {
+                    ::core::result::Result::Err(e) if __vyre_again && self.graph.grew_for(&e, n) => {
+                        __vyre_again = false;
+                    }
+                    result => {
+                        result?;
+                        return ::core::result::Result::Ok(outputs);
+                    }
+                }
+            }
+        }
+    } else {
+        quote! {
+            let outputs = self.resident_outputs(config, n)?;
+            self.graph.run(n, __vyre_feeds, &mut [#(#p::Sink::Device(&outputs.#out_names)),*], config)?;
+            ::core::result::Result::Ok(outputs)
+        }
+    };
     let spec = spec(a);
 
     let outputs_doc =
@@ -628,10 +727,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
                 #feeds
                 #problem_size
                 self.graph.check_problem_size(n, config)?;
-                #(#host_resizes)*
-                let report = self.graph.run(n, __vyre_feeds, &mut [#(#host_sinks),*], config)?;
-                #(#host_splits)*
-                ::core::result::Result::Ok(report)
+                #run_into_body
             }
 
             /// Like [`Self::run`], but leaves the outputs on the device (to feed another graph or read later).
@@ -651,9 +747,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             pub fn run_resident_with #lifetime (&self, config: &#p::DispatchConfig, #n_param #(#params),*) -> ::core::result::Result<#resident_name, #p::BackendError> {
                 #feeds
                 #problem_size
-                let outputs = self.resident_outputs(config, n)?;
-                self.graph.run(n, __vyre_feeds, &mut [#(#p::Sink::Device(&outputs.#out_names)),*], config)?;
-                ::core::result::Result::Ok(outputs)
+                #run_resident_body
             }
 
             /// Device buffers for every output at problem size `n` (with `config.resident_usage` added), to record runs into with [`Self::record`].

@@ -186,7 +186,8 @@ pub fn fold(
 }
 
 fn is_over(size: SizeOut) -> bool {
-    matches!(size, SizeOut::Invocations(_))
+    // `over count(b)` folds on the device exactly like `over E` on the host.
+    matches!(size, SizeOut::Invocations(_) | SizeOut::Count(_))
 }
 
 /// The wrapped kernel, when the text transform works and naga validates

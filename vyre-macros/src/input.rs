@@ -22,6 +22,7 @@ const ITEM_KEYWORDS: &[&str] = &[
     "inout",
     "intermediate",
     "output",
+    "append",
     "uniform",
     "node",
     "repeat",
@@ -30,7 +31,7 @@ const ITEM_KEYWORDS: &[&str] = &[
     "fuse",
 ];
 
-const EXPECTED_ITEM: &str = "expected `kernel`, `input`, `inout`, `intermediate`, `output`, `uniform`, `node`, `repeat`, `limits`, `features` or `fuse`";
+const EXPECTED_ITEM: &str = "expected `kernel`, `input`, `inout`, `intermediate`, `output`, `append`, `uniform`, `node`, `repeat`, `limits`, `features` or `fuse`";
 
 /// What sizes may look like, for messages.
 pub const EXTENT_FORMS: &str = "sizes are written as an integer, `n`, `K * n`, `n * K`, `(...) / K` (rounds up) or `... + K`, with integer constants `K`";
@@ -93,8 +94,11 @@ pub struct BufferDecl {
     pub class: BufferClass,
     /// The buffer's name.
     pub name: Ident,
-    /// Its length in elements (`uniform`: exactly one).
+    /// Its length in elements (`uniform`: exactly one; `append`: the
+    /// capacity).
     pub len: ExtentExpr,
+    /// `append name[CAP] [grow];`: an append buffer (class `Output`).
+    pub append: Option<crate::dynamic::AppendDecl>,
 }
 
 /// Element count or invocation count as a function of `n`:
@@ -182,6 +186,8 @@ pub struct RepeatDecl {
     pub var: Ident,
     /// The body.
     pub nodes: Vec<NodeDecl>,
+    /// `repeat up to K as i until ..`: the stopping condition.
+    pub until: Option<crate::dynamic::UntilDecl>,
 }
 
 /// `node [label =] kernel(binding: buffer, ...) over E | grid [E, E, E] [with { .. }];`
@@ -235,6 +241,8 @@ pub enum SizeDecl {
     Over(ExtentExpr),
     /// `grid [x, y, z]`: workgroups.
     Grid([ExtentExpr; 3]),
+    /// `over count(b)` or `grid indirect(b)`: read on the device.
+    Device(crate::dynamic::DeviceSize),
 }
 
 /// `NAME = value` inside `with { .. }`.
@@ -507,8 +515,9 @@ fn parse_item(input: ParseStream, graph: &mut GraphInput, in_repeat: bool) -> sy
             let k = parse_kernel(input)?;
             graph.kernels.push(k);
         }
-        "input" | "inout" | "intermediate" | "output" | "uniform" => {
+        "input" | "inout" | "intermediate" | "output" | "uniform" | "append" => {
             let class = match word.as_str() {
+                "append" => BufferClass::Output,
                 "input" => BufferClass::Input,
                 "inout" => BufferClass::InOut,
                 "intermediate" => BufferClass::Intermediate,
@@ -723,8 +732,15 @@ fn parse_buffer(input: ParseStream, class: BufferClass, keyword: Ident) -> syn::
         }
         len
     };
+    let grow = crate::dynamic::parse_grow(input, &keyword, &name)?;
     expect_semi(input, "after the buffer declaration")?;
-    Ok(BufferDecl { class, name, len })
+    let append = (keyword == "append").then_some(crate::dynamic::AppendDecl { grow });
+    Ok(BufferDecl {
+        class,
+        name,
+        len,
+        append,
+    })
 }
 
 fn parse_node(input: ParseStream, keyword: Ident) -> syn::Result<NodeDecl> {
@@ -773,7 +789,11 @@ fn parse_node(input: ParseStream, keyword: Ident) -> syn::Result<NodeDecl> {
             "expected the node's size: `over <invocations>` or `grid [x, y, z]` (workgroups)",
         )
     })?;
-    let size = if size_kw == "over" {
+    let size = if size_kw == "over" && crate::dynamic::peek_call(input, "count") {
+        SizeDecl::Device(crate::dynamic::parse_count(input)?)
+    } else if size_kw == "grid" && crate::dynamic::peek_call(input, "indirect") {
+        SizeDecl::Device(crate::dynamic::parse_indirect(input)?)
+    } else if size_kw == "over" {
         SizeDecl::Over(parse_extent(input)?)
     } else if size_kw == "grid" {
         if !input.peek(syn::token::Bracket) {
@@ -878,7 +898,7 @@ fn parse_unfused(input: ParseStream) -> bool {
     is_unfused
 }
 
-fn parse_buffer_ref(input: ParseStream) -> syn::Result<BufferRef> {
+pub(crate) fn parse_buffer_ref(input: ParseStream) -> syn::Result<BufferRef> {
     let name: Ident = input
         .parse()
         .map_err(|_| input.error("expected a buffer name, `ping(a, b)` or `pong(a, b)`"))?;
@@ -908,21 +928,28 @@ fn parse_buffer_ref(input: ParseStream) -> syn::Result<BufferRef> {
 }
 
 fn parse_repeat(input: ParseStream, keyword: Ident) -> syn::Result<RepeatDecl> {
-    let count_lit: LitInt = input
-        .parse()
-        .map_err(|_| input.error("expected an iteration count: `repeat 4 as i { ... }`"))?;
-    let count: u64 = count_lit.base10_parse().map_err(|_| {
-        syn::Error::new(
-            count_lit.span(),
-            "repeat count too large (it must fit in 64 bits and be unrolled at compile time)",
-        )
-    })?;
-    if count == 0 {
-        return Err(syn::Error::new(
-            count_lit.span(),
-            "`repeat 0` runs nothing; remove the block or use a count of at least 1",
-        ));
-    }
+    let up_to = crate::dynamic::parse_up_to(input)?;
+    let (count, count_span) = match up_to {
+        Some(c) => c,
+        None => {
+            let count_lit: LitInt = input
+                .parse()
+                .map_err(|_| input.error("expected an iteration count: `repeat 4 as i { ... }`"))?;
+            let count: u64 = count_lit.base10_parse().map_err(|_| {
+                syn::Error::new(
+                    count_lit.span(),
+                    "repeat count too large (it must fit in 64 bits and be unrolled at compile time)",
+                )
+            })?;
+            if count == 0 {
+                return Err(syn::Error::new(
+                    count_lit.span(),
+                    "`repeat 0` runs nothing; remove the block or use a count of at least 1",
+                ));
+            }
+            (count, count_lit.span())
+        }
+    };
     if !input.peek(Token![as]) {
         return Err(
             input.error("expected `as` and the iteration variable: `repeat 4 as i { ... }`")
@@ -932,6 +959,12 @@ fn parse_repeat(input: ParseStream, keyword: Ident) -> syn::Result<RepeatDecl> {
     let var: Ident = input
         .parse()
         .map_err(|_| input.error("expected the iteration variable's name after `as`"))?;
+    let until = if up_to.is_some() {
+        Some(crate::dynamic::parse_until(input)?)
+    } else {
+        crate::dynamic::reject_until(input)?;
+        None
+    };
     if !input.peek(syn::token::Brace) {
         return Err(input.error("expected `{ node ...; }`: the nodes to repeat"));
     }
@@ -991,9 +1024,10 @@ fn parse_repeat(input: ParseStream, keyword: Ident) -> syn::Result<RepeatDecl> {
     }
     Ok(RepeatDecl {
         count,
-        count_span: count_lit.span(),
+        count_span,
         var,
         nodes,
+        until,
     })
 }
 

@@ -33,7 +33,9 @@
 extern crate proc_macro;
 
 mod analyse;
+mod append;
 mod diag;
+mod dynamic;
 mod expand;
 mod features;
 mod fold;

@@ -72,6 +72,9 @@ pub struct ReflectedBinding {
     /// Bytes before the first element: the array member's offset (0 for a
     /// plain array).
     pub header_bytes: u32,
+    /// A headed binding's first member: its name and WGSL type (an append
+    /// buffer's `count: atomic<u32>` or `count: u32`).
+    pub first_member: Option<(String, String)>,
 }
 
 impl ReflectedBinding {
@@ -434,6 +437,10 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
             _ => converter.convert(elem),
         };
         let header_bytes = header.as_ref().map_or(0, |(_, _, offset)| *offset);
+        let first_member = header.as_ref().and_then(|(_, members, _)| {
+            let m = members.first()?;
+            Some((m.name.clone().unwrap_or_default(), converter.wgsl(m.ty)))
+        });
         let header = match header {
             Some((hname, members, offset)) => {
                 match converter.header(global.ty, &hname, &members, offset) {
@@ -483,6 +490,7 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
             min_elements,
             header,
             header_bytes,
+            first_member,
         });
     }
     bindings.sort_by_key(|b| (b.group, b.binding));

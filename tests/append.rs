@@ -1,0 +1,454 @@
+//! Append buffers and `over count(..)` on the GPU: a filter appends the
+//! even values of its input, a second node runs once per appended item
+//! (dispatched indirectly from the count, on the device). Every result is
+//! checked element by element against the CPU: counts 0, 1, exactly the
+//! capacity and over it (an error, then the same graph runs again), and an
+//! indirect size that needs a folded grid (> 65,535 workgroups).
+
+mod common;
+
+use common::*;
+use vyre_graph::{BackendError, graph};
+
+mod evens {
+    use super::*;
+    graph! {
+        /// Keeps the even values of `x` (up to `n / 4`), then doubles each kept
+        /// value in a node sized by the count.
+        pub struct Evens;
+
+        kernel keep = wgsl {
+            struct Hits { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> x: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> hits: Hits;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&x) && x[g.x] % 2u == 0u {
+                    let slot = atomicAdd(&hits.count, 1u);
+                    if slot < arrayLength(&hits.items) { hits.items[slot] = x[g.x]; }
+                }
+            }
+        };
+        kernel double = wgsl {
+            struct HitsIn { count: u32, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> hits: HitsIn;
+            @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                let items = min(hits.count, arrayLength(&hits.items));
+                if g.x < items { out[g.x] = hits.items[g.x] * 2u + 1u; }
+            }
+        };
+
+        input x[n];
+        append hits[n / 4];
+        output doubled[n / 4];
+
+        node keep(x: x, hits: hits) over n;
+        node double(hits: hits, out: doubled) over count(hits);
+    }
+}
+use evens::Evens;
+
+mod wide {
+    use super::*;
+    graph! {
+        /// One item per invocation of a one-invocation workgroup: 65,536 items
+        /// need a folded indirect grid.
+        pub struct Wide;
+
+        kernel keep = wgsl {
+            struct Hits { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> x: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> hits: Hits;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&x) && x[g.x] % 3u != 0u {
+                    let slot = atomicAdd(&hits.count, 1u);
+                    if slot < arrayLength(&hits.items) { hits.items[slot] = x[g.x]; }
+                }
+            }
+        };
+        kernel mark = wgsl {
+            struct HitsIn { count: u32, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> hits: HitsIn;
+            @group(0) @binding(1) var<storage, read_write> seen: array<u32>;
+            @compute @workgroup_size(1)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < min(hits.count, arrayLength(&hits.items)) {
+                    seen[g.x] = hits.items[g.x] * 3u + 1u;
+                }
+            }
+        };
+
+        input x[n];
+        append hits[n];
+        output seen[n];
+
+        node keep(x: x, hits: hits) over n;
+        node mark(hits: hits, seen: seen) over count(hits);
+    }
+}
+use wide::Wide;
+
+/// The CPU's kept values, sorted.
+fn evens(x: &[u32]) -> Vec<u32> {
+    let mut v: Vec<u32> = x.iter().copied().filter(|v| v % 2 == 0).collect();
+    v.sort_unstable();
+    v
+}
+
+/// Runs `Evens` on `x` and checks the items (any order) and the doubled
+/// values (in the items' order) against the CPU.
+fn check_evens(graph: &Evens, x: &[u32]) -> usize {
+    let out = graph.run(x).expect("run");
+    let want = evens(x);
+    let mut got = out.hits.clone();
+    got.sort_unstable();
+    assert_same(&got, &want, "appended items");
+    assert_eq!(out.doubled.len(), x.len().div_ceil(4));
+    for (i, item) in out.hits.iter().enumerate() {
+        assert_eq!(out.doubled[i], item * 2 + 1, "doubled[{i}]");
+    }
+    out.hits.len()
+}
+
+/// `n` values with exactly `even` even ones, spread out.
+fn with_evens(n: usize, even: usize) -> Vec<u32> {
+    let step = n / even.max(1);
+    (0..n)
+        .map(|i| {
+            let wanted = even > 0 && i % step.max(1) == 0 && i / step.max(1) < even;
+            (i as u32) * 2 + u32::from(!wanted)
+        })
+        .collect()
+}
+
+#[test]
+fn append_counts_zero_one_and_exactly_the_capacity() {
+    let _serial = serial();
+    let graph = Evens::new(&gpu()).expect("graph");
+    let n = 1000; // capacity 250
+    assert_eq!(check_evens(&graph, &with_evens(n, 0)), 0);
+    assert_eq!(check_evens(&graph, &with_evens(n, 1)), 1);
+    assert_eq!(check_evens(&graph, &with_evens(n, 250)), 250);
+    assert_eq!(check_evens(&graph, &with_evens(n, 17)), 17);
+    // The count starts at 0 every run: the same run twice gives the same.
+    assert_eq!(check_evens(&graph, &with_evens(n, 17)), 17);
+}
+
+#[test]
+fn append_over_the_capacity_is_an_error_and_the_graph_runs_again() {
+    let _serial = serial();
+    let graph = Evens::new(&gpu()).expect("graph");
+    let n = 1000;
+    let err = match graph.run(&with_evens(n, 251)) {
+        Ok(_) => panic!("one item too many must be an error"),
+        Err(e) => e,
+    };
+    match &err {
+        BackendError::AppendOverflow {
+            buffer,
+            count,
+            capacity,
+        } => {
+            assert_eq!(buffer, "hits");
+            assert_eq!((*count, *capacity), (251, 250));
+        }
+        other => panic!("expected AppendOverflow, got {other}"),
+    }
+    let message = err.to_string();
+    assert!(
+        message.contains("hits") && message.contains("251") && message.contains("250"),
+        "{message}"
+    );
+    assert!(
+        message.contains("grow"),
+        "the message names the fix: {message}"
+    );
+    // Every value even: far over.
+    let all: Vec<u32> = (0..n as u32).map(|i| i * 2).collect();
+    assert!(matches!(
+        graph.run(&all),
+        Err(BackendError::AppendOverflow {
+            count: 1000,
+            capacity: 250,
+            ..
+        })
+    ));
+    // The same graph, the same size: right again.
+    assert_eq!(check_evens(&graph, &with_evens(n, 100)), 100);
+    assert_eq!(graph.graph().cached_plans(), 1, "the plan was kept");
+}
+
+#[test]
+fn indirect_dispatch_over_zero_one_and_many_items() {
+    let _serial = serial();
+    let graph = Evens::new(&gpu()).expect("graph");
+    for (n, even) in [(4, 0), (4, 1), (64, 16), (4096, 1000), (100_000, 25_000)] {
+        let x = with_evens(n, even);
+        assert_eq!(check_evens(&graph, &x), even, "n = {n}");
+    }
+    let plan = graph.graph().plan(4096, &Default::default()).expect("plan");
+    assert_eq!(
+        plan.hit_capacity, 1024,
+        "the plan's hit capacity is the append capacity"
+    );
+}
+
+#[test]
+fn indirect_dispatch_folds_past_65535_workgroups() {
+    let _serial = serial();
+    let graph = Wide::new(&gpu()).expect("graph");
+    // One invocation per workgroup: items > 65,535 need a folded grid.
+    // Kept items: 65,535 (the last unfolded grid), 65,536, 65,537, 200,000.
+    for (n, kept) in [
+        (98_303, 65_535),
+        (98_305, 65_536),
+        (98_306, 65_537),
+        (300_000, 200_000),
+    ] {
+        let x: Vec<u32> = (0..n as u32).collect();
+        let out = graph.run(&x).expect("run");
+        assert_eq!(x.iter().filter(|v| *v % 3 != 0).count(), kept);
+        assert_eq!(out.hits.len(), kept);
+        let mut got = out.hits.clone();
+        got.sort_unstable();
+        let want: Vec<u32> = x.iter().copied().filter(|v| v % 3 != 0).collect();
+        assert_same(&got, &want, "kept items");
+        // Every invocation of the folded indirect grid saw its own item.
+        let marked: Vec<u32> = out.hits.iter().map(|v| v * 3 + 1).collect();
+        assert_same(&out.seen[..kept], &marked, "one invocation per item");
+    }
+}
+
+mod growing {
+    use super::*;
+    graph! {
+        /// `Evens` whose append buffer grows on overflow.
+        pub struct Growing;
+
+        kernel keep = wgsl {
+            struct Hits { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> x: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> hits: Hits;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&x) && x[g.x] % 2u == 0u {
+                    let slot = atomicAdd(&hits.count, 1u);
+                    if slot < arrayLength(&hits.items) { hits.items[slot] = x[g.x]; }
+                }
+            }
+        };
+
+        input x[n];
+        append hits[n / 4] grow;
+
+        node keep(x: x, hits: hits) over n;
+    }
+}
+use growing::Growing;
+
+#[test]
+fn grow_repeats_an_overflowing_run_once_and_keeps_the_grown_plan() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = Growing::new(&gpu).expect("graph");
+    let n = 1000;
+    // Within the capacity: no growth.
+    let x = with_evens(n, 200);
+    assert_same(
+        &sorted(graph.run(&x).expect("run").hits),
+        &evens(&x),
+        "items",
+    );
+    // 600 even values, capacity 250: the run grows and repeats.
+    let x = with_evens(n, 600);
+    let (out, report) = graph
+        .run_reported(&Default::default(), &x)
+        .expect("a grown run");
+    assert_same(&sorted(out.hits), &evens(&x), "items after growing");
+    assert!(report.plan.hit_capacity >= 600, "{:?}", report.plan);
+    // The plan for this n kept the grown capacity: no overflow, no new plan.
+    let before = gpu.counters();
+    let (out, report) = graph.run_reported(&Default::default(), &x).expect("run");
+    assert_same(&sorted(out.hits), &evens(&x), "items, grown plan");
+    assert!(report.cache_hit);
+    assert_eq!(gpu.counters().since(&before).submissions, 1, "no repeat");
+    // Every value even: grows again, past the declared n / 4.
+    let all: Vec<u32> = (0..n as u32).map(|i| i * 2).collect();
+    assert_same(
+        &sorted(graph.run(&all).expect("run").hits),
+        &all,
+        "all kept",
+    );
+    // Resident outputs carry the grown buffer and its count.
+    let resident = graph.run_resident(&all).expect("resident");
+    assert!(resident.hits.size() >= 4 + 4 * n as u64);
+    // Another size is not affected.
+    let small = with_evens(64, 16);
+    assert_same(
+        &sorted(graph.run(&small).expect("run").hits),
+        &evens(&small),
+        "n = 64",
+    );
+}
+
+fn sorted(mut v: Vec<u32>) -> Vec<u32> {
+    v.sort_unstable();
+    v
+}
+
+#[test]
+fn a_steady_state_append_run_allocates_nothing() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = Evens::new(&gpu).expect("graph");
+    let x = with_evens(4096, 300);
+    let mut outputs = evens::EvensOutputs::default();
+    graph
+        .run_into(&Default::default(), &mut outputs, &x)
+        .expect("first run plans");
+    let before = gpu.counters();
+    for _ in 0..3 {
+        graph
+            .run_into(&Default::default(), &mut outputs, &x)
+            .expect("run");
+        assert_eq!(outputs.hits.len(), 300);
+    }
+    let spent = gpu.counters().since(&before);
+    assert_eq!(spent.buffers_created, 0, "{spent:?}");
+    assert_eq!(spent.bind_groups_created, 0, "{spent:?}");
+    assert_eq!(spent.submissions, 3, "{spent:?}");
+}
+
+mod chained {
+    use super::*;
+    graph! {
+        /// Appends the multiples of 5 of `x`; the result stays resident.
+        pub struct Produce;
+
+        kernel keep = wgsl {
+            struct Hits { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> x: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> hits: Hits;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&x) && x[g.x] % 5u == 0u {
+                    let slot = atomicAdd(&hits.count, 1u);
+                    if slot < arrayLength(&hits.items) { hits.items[slot] = x[g.x]; }
+                }
+            }
+        };
+
+        input x[n];
+        append hits[n];
+
+        node keep(x: x, hits: hits) over n;
+    }
+
+    graph! {
+        /// Squares each item of another graph's resident append output, in
+        /// a node sized by its count.
+        pub struct Consume;
+
+        kernel square = wgsl {
+            struct HitsIn { count: u32, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> hits: HitsIn;
+            @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < min(hits.count, arrayLength(&hits.items)) {
+                    out[g.x] = hits.items[g.x] * hits.items[g.x];
+                }
+            }
+        };
+
+        input hits[n];
+        output out[n];
+
+        node square(hits: hits, out: out) over count(hits);
+    }
+}
+
+#[test]
+fn a_resident_count_chains_into_another_graph() {
+    let _serial = serial();
+    let gpu = gpu();
+    let produce = chained::Produce::new(&gpu).expect("produce");
+    let consume = chained::Consume::new(&gpu).expect("consume");
+    for n in [5usize, 1000, 70_000] {
+        let x: Vec<u32> = (0..n as u32).map(|i| i * 3 + 7).collect();
+        let resident = produce.run_resident(&x).expect("produce");
+        let out = consume.run(&resident.hits).expect("consume");
+        let kept: Vec<u32> = x.iter().copied().filter(|v| v % 5 == 0).collect();
+        // The count travelled on the device: the consumer ran once per item.
+        let mut got: Vec<u32> = out.out[..kept.len()].to_vec();
+        got.sort_unstable();
+        let mut want: Vec<u32> = kept.iter().map(|v| v.wrapping_mul(*v)).collect();
+        want.sort_unstable();
+        assert_same(&got, &want, &format!("n = {n}"));
+    }
+    // Zero items: the consumer launches no workgroup, and that is no error.
+    let none = vec![1u32; 64];
+    let resident = produce.run_resident(&none).expect("produce");
+    assert_eq!(consume.run(&resident.hits).expect("consume").out.len(), 64);
+}
+
+mod indirect_grid {
+    use super::*;
+    graph! {
+        /// A node writes a grid; the next runs on it (`grid indirect`).
+        pub struct GridFrom;
+
+        kernel plan = wgsl {
+            @group(0) @binding(0) var<storage, read> want: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> args: array<u32>;
+            @compute @workgroup_size(1)
+            fn main() {
+                args[0] = want[0]; args[1] = want[1]; args[2] = want[2];
+            }
+        };
+        kernel fill = wgsl {
+            @group(0) @binding(0) var<storage, read_write> out: array<atomic<u32>>;
+            @compute @workgroup_size(1)
+            fn main() { atomicAdd(&out[0], 1u); }
+        };
+
+        input want[3];
+        intermediate args[3];
+        inout out[1];
+
+        node plan(want: want, args: args) grid [1, 1, 1];
+        node fill(out: out) grid indirect(args);
+    }
+}
+
+#[test]
+fn grid_indirect_runs_the_written_grid_and_reports_one_over_the_limit() {
+    let _serial = serial();
+    let graph = indirect_grid::GridFrom::new(&gpu()).expect("graph");
+    for want in [[0u32, 1, 1], [1, 1, 1], [3, 2, 5], [70, 1, 1]] {
+        let out = graph.run(&want[..], &[0u32][..]).expect("run");
+        assert_eq!(out.out, [want.iter().product::<u32>()], "{want:?}");
+    }
+    let err = match graph.run(&[70_000u32, 1, 1][..], &[0u32][..]) {
+        Ok(_) => panic!("a grid past the device limit must be an error"),
+        Err(e) => e,
+    };
+    assert!(
+        matches!(
+            err,
+            BackendError::GridTooLarge {
+                workgroups: 70_000,
+                max: 65_535,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let out = graph
+        .run(&[2u32, 2, 2][..], &[0u32][..])
+        .expect("run again");
+    assert_eq!(out.out, [8]);
+}

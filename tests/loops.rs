@@ -1,0 +1,194 @@
+//! Loops that stop themselves on the device (`repeat up to K as i until
+//! ..`), checked against the CPU element by element, with the iterations
+//! each run reports: a loop that stops after 3 of 10 iterations, after 0,
+//! and one that never stops within `K`.
+
+mod common;
+
+use common::*;
+use vyre_graph::{DispatchConfig, LoopReport};
+
+mod halving {
+    use vyre_graph::graph;
+    graph! {
+        /// A frontier of values: each level keeps `v / 2` of every `v > 1`,
+        /// and adds every value it sees to `acc`; stops when the frontier is
+        /// empty (at most 10 levels).
+        pub struct Halving;
+
+        kernel seed = wgsl {
+            struct Out { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> x: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> dst: Out;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&x) && x[g.x] != 0u {
+                    let slot = atomicAdd(&dst.count, 1u);
+                    if slot < arrayLength(&dst.items) { dst.items[slot] = x[g.x]; }
+                }
+            }
+        };
+        kernel expand = wgsl {
+            struct In { count: u32, items: array<u32> }
+            struct Out { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> src: In;
+            @group(0) @binding(1) var<storage, read_write> dst: Out;
+            @group(0) @binding(2) var<storage, read_write> acc: array<atomic<u32>>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < min(src.count, arrayLength(&src.items)) {
+                    let v = src.items[g.x];
+                    atomicAdd(&acc[0], v);
+                    if v > 1u {
+                        let slot = atomicAdd(&dst.count, 1u);
+                        if slot < arrayLength(&dst.items) { dst.items[slot] = v / 2u; }
+                    }
+                }
+            }
+        };
+
+        input x[n];
+        inout acc[1];
+        append fa[n];
+        append fb[n];
+
+        node seed(x: x, dst: fa) over n;
+        repeat up to 10 as i until empty(ping(fa, fb)) {
+            node expand(src: ping(fa, fb), dst: pong(fa, fb), acc: acc) over count(ping(fa, fb));
+        }
+    }
+}
+use halving::Halving;
+
+mod countdown {
+    use vyre_graph::graph;
+    graph! {
+        /// Decrements every value to 0, one per iteration; the body raises
+        /// `flag` while any value is left (at most 10 iterations).
+        pub struct Countdown;
+
+        kernel dec = wgsl {
+            @group(0) @binding(0) var<storage, read_write> v: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> flag: array<atomic<u32>>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&v) {
+                    let left = max(v[g.x], 1u) - 1u;
+                    v[g.x] = left;
+                    if left > 0u { atomicMax(&flag[0], 1u); }
+                }
+            }
+        };
+
+        inout v[n];
+        intermediate flag[1];
+
+        repeat up to 10 as i until zero(flag) {
+            node dec(v: v, flag: flag) over n;
+        }
+    }
+}
+use countdown::Countdown;
+
+/// The CPU's `Halving`: the sum of every value seen and the levels that ran.
+fn halving_cpu(x: &[u32], max_levels: u32) -> (u32, LoopReport) {
+    let mut frontier: Vec<u32> = x.iter().copied().filter(|&v| v != 0).collect();
+    let mut acc = 0u32;
+    let mut levels = 0;
+    while !frontier.is_empty() && levels < max_levels {
+        acc = acc.wrapping_add(frontier.iter().copied().fold(0u32, u32::wrapping_add));
+        frontier = frontier.iter().filter(|&&v| v > 1).map(|v| v / 2).collect();
+        levels += 1;
+    }
+    let stopped = frontier.is_empty() && levels < max_levels || levels == 0;
+    (acc, report(levels, stopped))
+}
+
+fn report(iterations: u32, stopped: bool) -> LoopReport {
+    let mut r = LoopReport::default();
+    r.iterations = iterations;
+    r.stopped = stopped;
+    r
+}
+
+fn run_halving(graph: &Halving, x: &[u32]) -> (u32, LoopReport) {
+    let (out, report) = graph
+        .run_reported(&DispatchConfig::default(), x, &[0u32][..])
+        .expect("run");
+    assert_eq!(report.loops.len(), 1);
+    (out.acc[0], report.loops[0])
+}
+
+#[test]
+fn an_empty_frontier_stops_the_loop_after_3_of_10_levels() {
+    let _serial = serial();
+    let graph = Halving::new(&gpu()).expect("graph");
+    // Values up to 7: levels 7, 3, 1 then empty.
+    let x: Vec<u32> = (0..1000u32).map(|i| i % 8).collect();
+    let got = run_halving(&graph, &x);
+    let want = halving_cpu(&x, 10);
+    assert_eq!(want.1, report(3, true));
+    assert_eq!(got, want);
+    // Again, on the same plan: the counts and the loop state start afresh.
+    assert_eq!(run_halving(&graph, &x), want);
+}
+
+#[test]
+fn an_empty_frontier_before_the_first_level_runs_nothing() {
+    let _serial = serial();
+    let graph = Halving::new(&gpu()).expect("graph");
+    let x = vec![0u32; 1000];
+    assert_eq!(run_halving(&graph, &x), (0, report(0, true)));
+    // And one value: one level.
+    let mut one = vec![0u32; 1000];
+    one[500] = 1;
+    assert_eq!(run_halving(&graph, &one), (1, report(1, true)));
+}
+
+#[test]
+fn a_frontier_that_never_empties_within_k_is_reported_not_an_error() {
+    let _serial = serial();
+    let graph = Halving::new(&gpu()).expect("graph");
+    // 5,000 halves 12 times before it is 1: more than 10 levels.
+    let x: Vec<u32> = (0..4096u32).map(|i| 5000 + i).collect();
+    let got = run_halving(&graph, &x);
+    let want = halving_cpu(&x, 10);
+    assert_eq!(want.1, report(10, false));
+    assert_eq!(got, want);
+    // Then a short one on the same graph.
+    let short: Vec<u32> = (0..4096u32).map(|i| i % 4).collect();
+    assert_eq!(run_halving(&graph, &short), halving_cpu(&short, 10));
+}
+
+/// The CPU's `Countdown`: every value less the iterations that ran.
+fn countdown_cpu(v: &[u32], k: u32) -> (Vec<u32>, LoopReport) {
+    let max = v.iter().copied().max().unwrap_or(0);
+    // Do-while: the first iteration always runs; each later one runs while
+    // a value was left after the one before.
+    let iterations = max.clamp(1, k);
+    let stopped = max < k;
+    let out = v.iter().map(|x| x.saturating_sub(iterations)).collect();
+    (out, report(iterations, stopped))
+}
+
+#[test]
+fn a_flag_left_at_zero_stops_the_loop() {
+    let _serial = serial();
+    let graph = Countdown::new(&gpu()).expect("graph");
+    for (max, n) in [
+        (3u32, 1000usize),
+        (0, 64),
+        (1, 64),
+        (9, 5000),
+        (10, 100),
+        (25, 100_000),
+    ] {
+        let v: Vec<u32> = (0..n as u32).map(|i| (i * 7) % (max + 1)).collect();
+        let (out, report) = graph
+            .run_reported(&DispatchConfig::default(), &v)
+            .expect("run");
+        let (want, want_loop) = countdown_cpu(&v, 10);
+        assert_same(&out.v, &want, &format!("max {max}"));
+        assert_eq!(report.loops, vec![want_loop], "max {max}");
+    }
+}
