@@ -144,7 +144,11 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
         "{n} values, {} kept (value < {THRESHOLD}): the same values as the CPU's (compared sorted; \
          the GPU's order {} the input order: order is not preserved)",
         out.kept.len(),
-        if in_order { "happens to match" } else { "differs from" }
+        if in_order {
+            "happens to match"
+        } else {
+            "differs from"
+        }
     );
 
     // GPU time of the pass alone, from timestamp queries where the adapter

@@ -58,7 +58,7 @@ impl SplitMix64 {
 
     /// Uniform in `0..bound` (`bound` > 0), by 64-bit multiply-shift.
     fn below(&mut self, bound: u32) -> u32 {
-        ((self.next() >> 32) * u64::from(bound) >> 32) as u32
+        (((self.next() >> 32) * u64::from(bound)) >> 32) as u32
     }
 }
 

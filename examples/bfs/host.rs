@@ -164,8 +164,13 @@ impl HostBfs {
         let edges = upload(&csr.edges);
         let params = buffer(&device, 16, U::UNIFORM | U::COPY_DST);
         let levels = buffer(&device, u64::from(vertices) * 4, U::STORAGE | U::COPY_SRC);
-        let frontier =
-            || buffer(&device, HEADER + u64::from(vertices) * 4, U::STORAGE | U::COPY_DST | U::COPY_SRC);
+        let frontier = || {
+            buffer(
+                &device,
+                HEADER + u64::from(vertices) * 4,
+                U::STORAGE | U::COPY_DST | U::COPY_SRC,
+            )
+        };
         let frontiers = [frontier(), frontier()];
         let count_read = buffer(&device, 4, U::MAP_READ | U::COPY_DST);
         let levels_read = buffer(&device, u64::from(vertices) * 4, U::MAP_READ | U::COPY_DST);
@@ -174,7 +179,13 @@ impl HostBfs {
             group(
                 &device,
                 &expand_layout,
-                &[&offsets, &edges, &levels, &frontiers[from], &frontiers[1 - from]],
+                &[
+                    &offsets,
+                    &edges,
+                    &levels,
+                    &frontiers[from],
+                    &frontiers[1 - from],
+                ],
             )
         };
         let expand_groups = [expand_group(0), expand_group(1)];
@@ -245,7 +256,12 @@ impl HostBfs {
         encoder.clear_buffer(&self.frontiers[0], 0, Some(HEADER));
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
-            self.dispatch(&mut pass, &self.init, &self.init_group, u64::from(self.vertices));
+            self.dispatch(
+                &mut pass,
+                &self.init,
+                &self.init_group,
+                u64::from(self.vertices),
+            );
         }
         encoder.copy_buffer_to_buffer(&self.frontiers[0], 0, &self.count_read, 0, HEADER);
         self.submit_and_read(encoder, &self.count_read, &mut count);
