@@ -452,3 +452,37 @@ fn grid_indirect_runs_the_written_grid_and_reports_one_over_the_limit() {
         .expect("run again");
     assert_eq!(out.out, [8]);
 }
+
+/// Hand-built specs: a node over the count of a buffer without one, and a
+/// fused group holding a device-sized node, are refused by `Graph::new`.
+#[test]
+fn hand_built_specs_misusing_counts_are_refused() {
+    use std::borrow::Cow;
+    use vyre_graph::spec::{DispatchSize, Extent, FusedGroup};
+    let _serial = serial();
+    let gpu = gpu();
+    let spec = |size: DispatchSize| {
+        graph_spec(
+            "counted",
+            vec![unary("copy", MUL3_ADD1)],
+            vec![
+                buffer("x", vyre_graph::spec::BufferClass::Input, 4, Extent::N),
+                buffer("y", vyre_graph::spec::BufferClass::Output, 4, Extent::N),
+            ],
+            vec![node("copy", 0, &[(0, 0, 0), (0, 1, 1)], size)],
+        )
+    };
+    let err = vyre_graph::Graph::new(&gpu, spec(DispatchSize::Count(0))).expect_err("no count");
+    assert!(err.to_string().contains("no header to hold one"), "{err}");
+    let err = vyre_graph::Graph::new(&gpu, spec(DispatchSize::Count(7))).expect_err("no buffer");
+    assert!(err.to_string().contains("does not exist"), "{err}");
+    let mut fused = spec(DispatchSize::Indirect(0));
+    let member = fused.nodes[0].clone();
+    fused.nodes = Cow::Owned(vec![member.clone(), member.clone()]);
+    fused.fused = Cow::Owned(vec![FusedGroup {
+        nodes: Cow::Owned(vec![0, 1]),
+        dispatch: member,
+    }]);
+    let err = vyre_graph::Graph::new(&gpu, fused).expect_err("fused indirect");
+    assert!(err.to_string().contains("never fuse"), "{err}");
+}

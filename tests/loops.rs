@@ -192,3 +192,93 @@ fn a_flag_left_at_zero_stops_the_loop() {
         assert_eq!(report.loops, vec![want_loop], "max {max}");
     }
 }
+
+#[test]
+fn describe_and_dot_show_append_capacities_indirect_sizes_and_loops() {
+    let _serial = serial();
+    let graph = Halving::new(&gpu()).expect("graph");
+    let text = graph.describe().to_string();
+    assert!(text.contains("buffer `fa` append capacity [n]"), "{text}");
+    assert!(text.contains("over count(fa)"), "{text}");
+    assert!(text.contains("over count(fb)"), "{text}");
+    assert!(
+        text.contains("loop `repeat up to 10 as i until empty(ping(fa, fb))`: up to 10 iterations"),
+        "{text}"
+    );
+    let dot = graph.to_dot();
+    assert!(dot.contains("cluster_loop0"), "{dot}");
+    assert_eq!(graph.describe().loops[0].1.len(), 10);
+}
+
+mod narrow {
+    use vyre_graph::graph;
+    graph! {
+        /// `Halving` with a second frontier too small for the first level.
+        pub struct Narrow;
+
+        kernel seed = wgsl {
+            struct Out { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> x: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> dst: Out;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&x) && x[g.x] != 0u {
+                    let slot = atomicAdd(&dst.count, 1u);
+                    if slot < arrayLength(&dst.items) { dst.items[slot] = x[g.x]; }
+                }
+            }
+        };
+        kernel expand = wgsl {
+            struct In { count: u32, items: array<u32> }
+            struct Out { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> src: In;
+            @group(0) @binding(1) var<storage, read_write> dst: Out;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < min(src.count, arrayLength(&src.items)) {
+                    let v = src.items[g.x];
+                    if v > 1u {
+                        let slot = atomicAdd(&dst.count, 1u);
+                        if slot < arrayLength(&dst.items) { dst.items[slot] = v / 2u; }
+                    }
+                }
+            }
+        };
+
+        input x[n];
+        append fa[n];
+        append fb[n / 8];
+
+        node seed(x: x, dst: fa) over n;
+        repeat up to 10 as i until empty(ping(fa, fb)) {
+            node expand(src: ping(fa, fb), dst: pong(fa, fb)) over count(ping(fa, fb));
+        }
+    }
+}
+
+#[test]
+fn an_overflow_in_an_early_iteration_is_reported_after_a_later_reset() {
+    let _serial = serial();
+    let graph = narrow::Narrow::new(&gpu()).expect("graph");
+    // Levels of 7, 3, 1: fb (capacity 128) receives 1,024 items in the first
+    // level; a later level resets its count before appending again.
+    let x = vec![7u32; 1024];
+    match graph.run(&x) {
+        Err(vyre_graph::BackendError::AppendOverflow {
+            buffer,
+            count,
+            capacity,
+        }) => {
+            assert_eq!(buffer, "fb");
+            assert_eq!((count, capacity), (1024, 128));
+        }
+        Err(e) => panic!("expected AppendOverflow, got {e}"),
+        Ok(_) => panic!("an overflow in the first level must be reported"),
+    }
+    // Within the capacities: fine, on the same graph.
+    let mut ok = vec![0u32; 1024];
+    ok[..100].fill(7);
+    let out = graph.run(&ok).expect("run");
+    assert_eq!(out.fa.len(), 100, "the last level (1s) was appended to fa");
+    assert!(out.fb.is_empty(), "fb was reset and consumed");
+}

@@ -43,6 +43,8 @@ pub struct BufferDescription {
     pub slot: usize,
     /// First and last node that need its contents, if used.
     pub live: Option<(usize, usize)>,
+    /// Set for an append buffer (`len` is then its capacity).
+    pub append: Option<crate::spec::AppendSpec>,
 }
 
 /// The schedule of a graph, from [`Graph::describe`] (or a `graph!` type's
@@ -65,6 +67,9 @@ pub struct Description {
     /// Fused groups: each group's dispatch label and member nodes (indices
     /// into `nodes`), run as one dispatch.
     pub fused: Vec<(String, Vec<usize>)>,
+    /// Loops that stop themselves: each loop's label and the nodes of
+    /// each iteration (`first..first + count`).
+    pub loops: Vec<(String, Vec<std::ops::Range<usize>>)>,
 }
 
 impl fmt::Display for Description {
@@ -105,11 +110,22 @@ impl fmt::Display for Description {
             writeln!(f)?;
         }
         for b in &self.buffers {
-            write!(
-                f,
-                "  buffer `{}` {:?} [{}] x {} bytes, slot {}",
-                b.name, b.class, b.len, b.element_size, b.slot
-            )?;
+            match b.append {
+                Some(a) => write!(
+                    f,
+                    "  buffer `{}` append{} capacity [{}] x {} bytes, slot {}",
+                    b.name,
+                    if a.grow { " grow" } else { "" },
+                    b.len,
+                    b.element_size,
+                    b.slot
+                )?,
+                None => write!(
+                    f,
+                    "  buffer `{}` {:?} [{}] x {} bytes, slot {}",
+                    b.name, b.class, b.len, b.element_size, b.slot
+                )?,
+            }
             match b.live {
                 Some((first, last)) => writeln!(f, ", live nodes {first}..={last}")?,
                 None => writeln!(f, ", unused")?,
@@ -125,6 +141,18 @@ impl fmt::Display for Description {
                 "  fused {label}: {} nodes in one dispatch ({})",
                 members.len(),
                 names.join(", ")
+            )?;
+        }
+        for (label, iterations) in &self.loops {
+            let nodes = |r: &std::ops::Range<usize>| {
+                format!("nodes {}..={}", r.start, r.end.saturating_sub(1))
+            };
+            writeln!(
+                f,
+                "  loop `{label}`: up to {} iterations, each {} (first {}), stopped by a gate on the device",
+                iterations.len(),
+                iterations.first().map_or(0, std::ops::Range::len),
+                iterations.first().map(nodes).unwrap_or_default()
             )?;
         }
         for e in &self.edges {
@@ -188,6 +216,7 @@ impl Graph {
                         .copied()
                         .flatten()
                         .map(|r| (r.first, r.last)),
+                    append: b.append,
                 })
                 .collect(),
             edges: a.edges.clone(),
@@ -199,6 +228,20 @@ impl Graph {
                 .fused
                 .iter()
                 .map(|g| (g.dispatch.label.to_string(), g.nodes.to_vec()))
+                .collect(),
+            loops: self
+                .program
+                .spec
+                .loops
+                .iter()
+                .map(|l| {
+                    let iterations = l
+                        .iterations
+                        .iter()
+                        .map(|it| it.first_node..it.first_node + it.nodes)
+                        .collect();
+                    (l.label.to_string(), iterations)
+                })
                 .collect(),
         }
     }
@@ -241,6 +284,26 @@ impl Graph {
                 clusters.push_str(&format!(
                     "    subgraph cluster_fused{g} {{ label=\"{} (one dispatch)\"; style=dashed; {} }}\n",
                     group.dispatch.label.replace('"', "\\\""),
+                    members.join(" ")
+                ));
+            }
+            dot.insert_str(end, &clusters);
+        }
+        // Each loop as a cluster around its iterations' nodes.
+        if !self.program.spec.loops.is_empty()
+            && let Some(end) = dot.rfind('}')
+        {
+            let mut clusters = String::new();
+            for (l, lp) in self.program.spec.loops.iter().enumerate() {
+                let members: Vec<String> = lp
+                    .iterations
+                    .iter()
+                    .flat_map(|it| it.first_node..it.first_node + it.nodes)
+                    .map(|n| format!("n{n};"))
+                    .collect();
+                clusters.push_str(&format!(
+                    "    subgraph cluster_loop{l} {{ label=\"{} (stops on the device)\"; style=dotted; {} }}\n",
+                    lp.label.replace('"', "\\\""),
                     members.join(" ")
                 ));
             }

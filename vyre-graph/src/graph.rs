@@ -820,9 +820,7 @@ impl Started<'_> {
             return Ok(());
         }
         let max = graph.gpu.limits().max_compute_workgroups_per_dimension;
-        let checked =
-            crate::indirect::finish(&graph.program, plan, status, max, &mut self.report.loops);
-        checked
+        crate::indirect::finish(&graph.program, plan, status, max, &mut self.report.loops)
     }
 
     /// The run failed after a complete, successful wait (an append overflow,

@@ -15,7 +15,9 @@
 //!   invocations (zero workgroups for zero items, or when the loop stopped);
 //! * `FIXED`: a loop body node's host-planned grid, or zero once stopped;
 //! * `RESET`: the count set to 0 before a node appends to a buffer some node
-//!   read since the last append (skipped once the loop stopped);
+//!   read since the last append (skipped once the loop stopped); a count
+//!   over the capacity is remembered first and reported after the run as
+//!   an overflow, so an overflow in an early loop iteration is never lost;
 //! * `GATE_EMPTY` / `GATE_ZERO`: one per loop iteration, before its first
 //!   node: evaluates the condition, keeps the stopped bit, counts the
 //!   iteration, and for `zero` sets the flag to 0;
@@ -81,8 +83,14 @@ fn main() {
         // FIXED
         if stopped { zero_args(); } else { ctl[0] = ctl[8]; ctl[1] = ctl[9]; ctl[2] = ctl[10]; }
     } else if mode == 2u {
-        // RESET
-        if !stopped { src[0] = 0u; }
+        // RESET: an overflow is remembered before the count is cleared.
+        if !stopped {
+            let words = arrayLength(&src);
+            var capacity = 0u;
+            if words > ctl[5] { capacity = (words - ctl[5]) / max(ctl[6], 1u); }
+            if src[0] > capacity { ctl[11] = src[0]; }
+            src[0] = 0u;
+        }
     } else if mode == 3u {
         // GATE_EMPTY: stop before an iteration when the count is 0.
         if !stopped && src[0] == 0u { state[0] = 1u; }
@@ -214,6 +222,8 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
                     dispatch: d,
                     iteration: 0,
                 });
+                // An overflow before the reset is reported too.
+                out.reporting.push(out.steps.len() - 1);
                 read_since[u.buffer] = false;
             }
         }
@@ -318,6 +328,27 @@ pub(crate) fn check_spec(spec: &GraphSpec) -> Result<()> {
             return Err(invalid(format!(
                 "node `{}` runs over the count of `{}`, which has no header to hold one; make it an append buffer (`append: Some(..)`, a header starting with a `u32` count)",
                 node.label, spec.buffers[b].name
+            )));
+        }
+    }
+    // A fused dispatch runs unconditionally on a host-planned grid.
+    for group in spec.fused.iter() {
+        let dynamic = group.nodes.iter().find(|&&n| {
+            spec.nodes
+                .get(n)
+                .is_some_and(|node| node.size.device_source().is_some())
+                || spec.loops.iter().any(|l| l.iteration_of(n).is_some())
+        });
+        if let Some(&n) = dynamic {
+            return Err(invalid(format!(
+                "fused group `{}` contains node `{}`, which is sized on the device or inside a loop that stops itself; never fuse such nodes",
+                group.dispatch.label, spec.nodes[n].label
+            )));
+        }
+        if group.dispatch.size.device_source().is_some() {
+            return Err(invalid(format!(
+                "fused group `{}` is sized on the device; a fused dispatch needs a host-planned size",
+                group.dispatch.label
             )));
         }
     }
@@ -670,6 +701,16 @@ pub(crate) fn finish(
         }
         let step = &program.steps.steps[s];
         let node = program.dispatch(step.dispatch);
+        if step.mode == RESET
+            && let Some(b) = step.src
+        {
+            // A count over the capacity before a later append reset it.
+            return Err(BackendError::AppendOverflow {
+                buffer: program.spec.buffers[b].name.to_string(),
+                count: flag,
+                capacity: capacity(program, plan, b),
+            });
+        }
         return Err(if step.mode == COUNT {
             BackendError::GridNotFoldable {
                 node: node.label.to_string(),

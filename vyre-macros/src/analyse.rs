@@ -1389,6 +1389,16 @@ fn report_problem(
             ) else {
                 return;
             };
+            if b.append.is_some() {
+                diag.error(
+                    site.span,
+                    format!(
+                        "node `{}` reads append buffer `{}` through `{}` before any node appends to it; its count and items exist only after an append: put a node that appends to `{}` earlier",
+                        n.label, b.name, site.binding, b.name
+                    ),
+                );
+                return;
+            }
             diag.error(
                 site.span,
                 format!(
@@ -1414,6 +1424,16 @@ fn report_problem(
             let help = crate::hints::writer(nodes, ctx.kernels, element)
                 .map(|w| format!("\nhelp: {w}"))
                 .unwrap_or_default();
+            if b.append.is_some() {
+                diag.error(
+                    b.name.span(),
+                    format!(
+                        "append buffer `{}` is never appended to by any node (nodes only read it)\nhelp: bind it in a kernel as `struct Hits {{ count: atomic<u32>, items: array<T> }}` with `var<storage, read_write>`, and append with `atomicAdd(&{}.count, 1u)`; or declare it `input` if another graph fills it",
+                        b.name, b.name
+                    ),
+                );
+                return;
+            }
             diag.error(
                 b.name.span(),
                 format!(

@@ -283,6 +283,23 @@ pub fn loop_out(
             );
             return None;
         }
+        // The gate reads the count before the iteration's first node: some
+        // earlier node must have appended (an input arrives with its count).
+        let appended_before = uses.get(..range.start).is_some_and(|u| {
+            u.iter()
+                .flatten()
+                .any(|u| u.buffer == b && u.access.writes())
+        });
+        if !until.zero && bdecl.class != BufferClass::Input && !appended_before {
+            diag.error(
+                span,
+                format!(
+                    "`until {cond}` reads the count of `{}` before iteration {i} runs, but no node appends to `{}` before it; append to it in a node before the loop (the first frontier, for example)",
+                    bdecl.name, bdecl.name
+                ),
+            );
+            return None;
+        }
         if until.zero {
             let written = range.clone().any(|n| {
                 uses.get(n)

@@ -1,0 +1,37 @@
+// `over count(hits)` before any node appends to `hits`.
+use vyre_graph::graph;
+
+graph! {
+    pub struct Broken;
+
+    kernel keep = wgsl {
+        struct Hits { count: atomic<u32>, items: array<u32> }
+        @group(0) @binding(0) var<storage, read> x: array<u32>;
+        @group(0) @binding(1) var<storage, read_write> hits: Hits;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x < arrayLength(&x) && x[g.x] % 2u == 0u {
+                let slot = atomicAdd(&hits.count, 1u);
+                if slot < arrayLength(&hits.items) { hits.items[slot] = x[g.x]; }
+            }
+        }
+    };
+    kernel double = wgsl {
+        struct HitsIn { count: u32, items: array<u32> }
+        @group(0) @binding(0) var<storage, read> hits: HitsIn;
+        @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x < min(hits.count, arrayLength(&hits.items)) { out[g.x] = hits.items[g.x] * 2u; }
+        }
+    };
+
+    input x[n];
+    append hits[n];
+    output out[n];
+
+    node double(hits: hits, out: out) over count(hits);
+    node keep(x: x, hits: hits) over n;
+}
+
+fn main() {}
