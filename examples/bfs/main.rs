@@ -65,6 +65,13 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
         csr.edges.len(),
         ms(start.elapsed())
     );
+    // The device graph's contract: `offsets[n + 1]`, `edges[8 * n]`.
+    if csr.offsets.len() != vertices as usize + 1
+        || csr.edges.len() != (vertices * EDGES_PER_VERTEX) as usize
+        || csr.offsets.last().copied() != Some(csr.edges.len() as u32)
+    {
+        return Err("the generator broke the CSR contract (offsets[V + 1], edges[8 V])".into());
+    }
     let start = Instant::now();
     let expected = cpu_bfs(&csr, SOURCE);
     let cpu_time = start.elapsed();
