@@ -486,3 +486,158 @@ fn hand_built_specs_misusing_counts_are_refused() {
     let err = vyre_graph::Graph::new(&gpu, fused).expect_err("fused indirect");
     assert!(err.to_string().contains("never fuse"), "{err}");
 }
+
+const KEEP_ALL: &str = "
+    struct Hits { count: atomic<u32>, items: array<u32> }
+    @group(0) @binding(0) var<storage, read> x: array<u32>;
+    @group(0) @binding(1) var<storage, read_write> hits: Hits;
+    @compute @workgroup_size(64)
+    fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+        let i = g.x + g.y * nwg.x * 64u;
+        if i < arrayLength(&x) {
+            let slot = atomicAdd(&hits.count, 1u);
+            if slot < arrayLength(&hits.items) { hits.items[slot] = x[i]; }
+        }
+    }";
+
+const COPY_ITEMS_X_ONLY: &str = "
+    struct HitsIn { count: u32, items: array<u32> }
+    @group(0) @binding(0) var<storage, read> hits: HitsIn;
+    @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+    @compute @workgroup_size(1)
+    fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+        if g.x < min(hits.count, arrayLength(&hits.items)) { out[g.x] = hits.items[g.x]; }
+    }";
+
+/// A hand-built kernel that may index with `g.x` alone (`GridFold::XOnly`)
+/// run `over count(..)`: a count that needs a folded grid launches nothing
+/// and is `GridNotFoldable` after the run, never a silently partial result;
+/// below the fold point it runs, on the same graph.
+#[test]
+fn a_count_past_the_fold_point_of_an_x_only_kernel_is_reported() {
+    use vyre_graph::spec::{AppendSpec, BufferClass, DispatchSize, Extent, GridFold};
+    let _serial = serial();
+    let mut keep = kernel(
+        "keep",
+        KEEP_ALL,
+        [64, 1, 1],
+        &[read("x", 0, 0, 4), read_write("hits", 0, 1, 4)],
+    );
+    keep.fold = GridFold::Linear;
+    let copy = kernel(
+        "copy",
+        COPY_ITEMS_X_ONLY,
+        [1, 1, 1],
+        &[read("hits", 0, 0, 4), write("out", 0, 1, 4)],
+    );
+    let mut hits = buffer("hits", BufferClass::Output, 4, Extent::N);
+    hits.header_bytes = 4;
+    hits.append = Some(AppendSpec::default());
+    let spec = graph_spec(
+        "x_only_count",
+        vec![keep, copy],
+        vec![
+            buffer("x", BufferClass::Input, 4, Extent::N),
+            hits,
+            buffer("out", BufferClass::Output, 4, Extent::N),
+        ],
+        vec![
+            node("keep", 0, &[(0, 0, 0), (0, 1, 1)], OVER_N),
+            node("copy", 1, &[(0, 0, 1), (0, 1, 2)], DispatchSize::Count(1)),
+        ],
+    );
+    let graph = vyre_graph::Graph::new(&gpu(), spec).expect("graph");
+    let run = |n: usize| {
+        let x: Vec<u32> = (0..n as u32).map(|i| i ^ 0x5a5a).collect();
+        let mut hits = vec![0u32; n + 1];
+        let mut out = vec![0u32; n];
+        let result = graph.run(
+            n as u64,
+            &[vyre_graph::Feed::Host(bytes(&x))],
+            &mut [
+                vyre_graph::Sink::Host(bytes_mut(&mut hits)),
+                vyre_graph::Sink::Host(bytes_mut(&mut out)),
+            ],
+            &vyre_graph::DispatchConfig::default(),
+        );
+        (result, x, hits, out)
+    };
+    let (result, x, hits, out) = run(65_535);
+    result.expect("65,535 workgroups: no fold");
+    assert_eq!(hits[0], 65_535);
+    let mut got = out.clone();
+    got.sort_unstable();
+    let mut want = x.clone();
+    want.sort_unstable();
+    assert_same(&got, &want, "copied items");
+    assert_same(&out, &hits[1..], "in append order");
+    match run(65_536).0 {
+        Err(BackendError::GridNotFoldable {
+            node, workgroups, ..
+        }) => {
+            assert_eq!(node, "copy");
+            assert_eq!(workgroups, 65_536);
+        }
+        other => panic!("expected GridNotFoldable, got {other:?}"),
+    }
+    run(1000).0.expect("and the graph runs again");
+}
+
+mod consume {
+    use super::*;
+    graph! {
+        /// Two appenders accumulate; a reader consumes; the next append
+        /// starts from 0.
+        pub struct Consume;
+
+        kernel keep = wgsl {
+            struct Hits { count: atomic<u32>, items: array<u32> }
+            override DIV: u32 = 2u;
+            @group(0) @binding(0) var<storage, read> x: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> hits: Hits;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&x) && x[g.x] % DIV == 0u {
+                    let slot = atomicAdd(&hits.count, 1u);
+                    if slot < arrayLength(&hits.items) { hits.items[slot] = x[g.x]; }
+                }
+            }
+        };
+        kernel tally = wgsl {
+            struct HitsIn { count: u32, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> hits: HitsIn;
+            @group(0) @binding(1) var<storage, read_write> seen: array<u32>;
+            @compute @workgroup_size(1)
+            fn main() { seen[0] = hits.count; }
+        };
+
+        input x[n];
+        append hits[2 * n];
+        output seen[1];
+
+        node twos = keep(x: x, hits: hits) over n with { DIV = 2 };
+        node threes = keep(x: x, hits: hits) over n with { DIV = 3 };
+        node tally(hits: hits, seen: seen) grid [1, 1, 1];
+        node fives = keep(x: x, hits: hits) over n with { DIV = 5 };
+    }
+}
+
+#[test]
+fn appenders_accumulate_until_a_reader_consumes_the_buffer() {
+    let _serial = serial();
+    let graph = consume::Consume::new(&gpu()).expect("graph");
+    for n in [1usize, 30, 1000] {
+        let x: Vec<u32> = (0..n as u32).collect();
+        let out = graph.run(&x).expect("run");
+        let count = |d: u32| x.iter().filter(|v| *v % d == 0).count() as u32;
+        assert_eq!(
+            out.seen,
+            [count(2) + count(3)],
+            "n = {n}: two appenders accumulate"
+        );
+        let mut got = out.hits.clone();
+        got.sort_unstable();
+        let want: Vec<u32> = x.iter().copied().filter(|v| v % 5 == 0).collect();
+        assert_same(&got, &want, "after the reader, the append starts from 0");
+    }
+}

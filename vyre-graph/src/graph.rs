@@ -227,7 +227,7 @@ impl Graph {
             .map(|(k, o)| build_pipeline(gpu, &spec.kernels[*k], &layouts[*k], o))
             .collect::<Result<Vec<_>>>()?;
         let mut program = Program::new(spec, analysis, layouts, pipelines, node_pipeline);
-        program.control = crate::indirect::Control::new(gpu, &program.steps);
+        program.control = crate::indirect::Control::new(gpu, &program.steps)?;
         Ok(Self::assemble(gpu, program, capacity))
     }
 

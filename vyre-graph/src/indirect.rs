@@ -13,14 +13,15 @@
 //!
 //! * `COUNT`: `ctl[0..3]` = the folded grid of `min(count, capacity)`
 //!   invocations (zero workgroups for zero items, or when the loop stopped);
-//! * `FIXED`: a loop body node's host-planned grid, or zero once stopped;
 //! * `RESET`: the count set to 0 before a node appends to a buffer some node
 //!   read since the last append (skipped once the loop stopped); a count
 //!   over the capacity is remembered first and reported after the run as
 //!   an overflow, so an overflow in an early loop iteration is never lost;
 //! * `GATE_EMPTY` / `GATE_ZERO`: one per loop iteration, before its first
 //!   node: evaluates the condition, keeps the stopped bit, counts the
-//!   iteration, and for `zero` sets the flag to 0;
+//!   iteration, for `zero` sets the flag to 0, and writes the indirect
+//!   arguments of the iteration's host-sized nodes (their planned grid, or
+//!   zero once stopped);
 //! * `GRID`: `grid indirect(b)`: copies `b[0..3]`, or writes zero and an
 //!   error flag when a dimension exceeds the device limit (reported after the
 //!   run, never a silently skipped dispatch).
@@ -60,6 +61,21 @@ fn fold(total: u32, limit: u32) {
     ctl[0] = limit; ctl[1] = y; ctl[2] = z;
 }
 
+// A gate writes the arguments of its iteration's host-sized nodes: each
+// has 8 words from word 16, the arguments then the planned grid; zero once
+// the loop stopped.
+fn iteration_args() {
+    let running = state[0] == 0u;
+    for (var j = 0u; j < ctl[14]; j = j + 1u) {
+        let at = 16u + 8u * j;
+        if running {
+            ctl[at] = ctl[at + 4u]; ctl[at + 1u] = ctl[at + 5u]; ctl[at + 2u] = ctl[at + 6u];
+        } else {
+            ctl[at] = 0u; ctl[at + 1u] = 0u; ctl[at + 2u] = 0u;
+        }
+    }
+}
+
 @compute @workgroup_size(1)
 fn main() {
     let mode = ctl[3];
@@ -79,9 +95,6 @@ fn main() {
             zero_args(); ctl[11] = total; return;
         }
         fold(total, limit);
-    } else if mode == 1u {
-        // FIXED
-        if stopped { zero_args(); } else { ctl[0] = ctl[8]; ctl[1] = ctl[9]; ctl[2] = ctl[10]; }
     } else if mode == 2u {
         // RESET: an overflow is remembered before the count is cleared.
         if !stopped {
@@ -95,10 +108,12 @@ fn main() {
         // GATE_EMPTY: stop before an iteration when the count is 0.
         if !stopped && src[0] == 0u { state[0] = 1u; }
         if state[0] == 0u { state[1] = state[1] + 1u; }
+        iteration_args();
     } else if mode == 4u {
         // GATE_ZERO: do-while; stop after an iteration that left the flag 0.
         if !stopped && ctl[12] != 0u && src[0] == 0u { state[0] = 1u; }
         if state[0] == 0u { state[1] = state[1] + 1u; src[0] = 0u; }
+        iteration_args();
     } else {
         // GRID
         if stopped { zero_args(); return; }
@@ -112,13 +127,13 @@ fn main() {
 ";
 
 const COUNT: u32 = 0;
-const FIXED: u32 = 1;
 const RESET: u32 = 2;
 const GATE_EMPTY: u32 = 3;
 const GATE_ZERO: u32 = 4;
 const GRID: u32 = 5;
 
-/// Words in a control block.
+/// Words in a control block (a gate's has 8 more per host-sized node of
+/// its iteration).
 const CTL_WORDS: usize = 16;
 
 /// One control step.
@@ -133,6 +148,14 @@ pub(crate) struct Step {
     dispatch: usize,
     /// Iteration index within its loop.
     iteration: u32,
+    /// A gate's host-sized dispatches, whose arguments it writes.
+    fixed: Vec<usize>,
+}
+
+impl Step {
+    fn words(&self) -> usize {
+        CTL_WORDS + 8 * self.fixed.len()
+    }
 }
 
 /// The steps of a program, worked out once from its spec.
@@ -142,8 +165,8 @@ pub(crate) struct Steps {
     /// Steps recorded before each dispatch.
     before: Vec<Range<usize>>,
     /// The step whose control block holds each dispatch's indirect
-    /// arguments.
-    args: Vec<Option<usize>>,
+    /// arguments, and their byte offset in it.
+    args: Vec<Option<(usize, u64)>>,
     /// Append buffers, in buffer order.
     appends: Vec<usize>,
     /// Steps whose error flag is read back.
@@ -177,8 +200,17 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
         .collect();
     let mut out = Steps {
         appends,
+        args: vec![None; dispatches.len()],
         ..Steps::default()
     };
+    let mut node_dispatch = vec![None; spec.nodes.len()];
+    for (d, dispatch) in dispatches.iter().enumerate() {
+        if let Dispatch::Node(n) = *dispatch
+            && let Some(slot) = node_dispatch.get_mut(n)
+        {
+            *slot = Some(d);
+        }
+    }
     // Whether some node read each buffer since its last append.
     let mut read_since = vec![false; spec.buffers.len()];
     for (d, dispatch) in dispatches.iter().enumerate() {
@@ -189,7 +221,6 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
         };
         let Some(node) = node else {
             out.before.push(start..start);
-            out.args.push(None);
             continue;
         };
         // A loop iteration starts with its gate.
@@ -197,6 +228,20 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
             let lspec = &spec.loops[l];
             let it = lspec.iterations[i];
             if it.first_node == n {
+                // Host-sized nodes of the iteration get their arguments
+                // from the gate; `over count(..)` nodes from their own step.
+                let fixed: Vec<usize> = (it.first_node..it.first_node + it.nodes)
+                    .filter(|&m| {
+                        spec.nodes
+                            .get(m)
+                            .is_some_and(|x| x.size.device_source().is_none())
+                    })
+                    .filter_map(|m| node_dispatch.get(m).copied().flatten())
+                    .collect();
+                let gate = out.steps.len();
+                for (j, &f) in fixed.iter().enumerate() {
+                    out.args[f] = Some((gate, ((CTL_WORDS + 8 * j) * 4) as u64));
+                }
                 out.steps.push(Step {
                     mode: match lspec.until {
                         Until::Empty => GATE_EMPTY,
@@ -206,6 +251,7 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
                     lp: Some(l),
                     dispatch: d,
                     iteration: i as u32,
+                    fixed,
                 });
                 read_since[it.buffer] = true;
             }
@@ -221,6 +267,7 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
                     lp: loop_index,
                     dispatch: d,
                     iteration: 0,
+                    fixed: Vec::new(),
                 });
                 // An overflow before the reset is reported too.
                 out.reporting.push(out.steps.len() - 1);
@@ -230,10 +277,9 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
         let args = match node.size {
             DispatchSize::Count(b) => Some((COUNT, Some(b))),
             DispatchSize::Indirect(b) => Some((GRID, Some(b))),
-            _ if loop_index.is_some() => Some((FIXED, None)),
             _ => None,
         };
-        let args = args.map(|(mode, src)| {
+        if let Some((mode, src)) = args {
             let xonly = spec
                 .kernels
                 .get(node.kernel)
@@ -245,12 +291,13 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
                 lp: loop_index,
                 dispatch: d,
                 iteration: 0,
+                fixed: Vec::new(),
             });
             if reports {
                 out.reporting.push(out.steps.len() - 1);
             }
-            out.steps.len() - 1
-        });
+            out.args[d] = Some((out.steps.len() - 1, 0));
+        }
         for u in &uses {
             if !u.access.writes() {
                 read_since[u.buffer] = true;
@@ -260,7 +307,6 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
             read_since[b] = true;
         }
         out.before.push(start..out.steps.len());
-        out.args.push(args);
     }
     out
 }
@@ -387,11 +433,17 @@ pub(crate) struct Control {
 
 impl Control {
     /// The pipeline, when `steps` has any step.
-    pub(crate) fn new(gpu: &Gpu, steps: &Steps) -> Option<Self> {
+    ///
+    /// # Errors
+    /// [`BackendError::KernelCompileFailed`] when the device rejects the
+    /// control kernel (a bug of vyre's, reported rather than left to the
+    /// device's error handler).
+    pub(crate) fn new(gpu: &Gpu, steps: &Steps) -> Result<Option<Self>> {
         if steps.steps.is_empty() {
-            return None;
+            return Ok(None);
         }
         let device = gpu.device();
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let entry = |binding| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::COMPUTE,
@@ -423,7 +475,14 @@ impl Control {
             compilation_options: wgpu::PipelineCompilationOptions::default(),
             cache: None,
         });
-        Some(Control { layout, pipeline })
+        gpu.count_pipeline();
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(BackendError::KernelCompileFailed {
+                kernel: "vyre control (runtime-generated)".to_string(),
+                message: format!("{error}; please report this"),
+            });
+        }
+        Ok(Some(Control { layout, pipeline }))
     }
 }
 
@@ -462,7 +521,7 @@ pub(crate) fn build(gpu: &Gpu, program: &Program, plan: &LaunchPlan) -> Option<C
         .map(|step| {
             let buffer = gpu.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("vyre control block"),
-                size: (CTL_WORDS * 4) as u64,
+                size: (step.words() * 4) as u64,
                 usage: wgpu::BufferUsages::STORAGE
                     | wgpu::BufferUsages::INDIRECT
                     | wgpu::BufferUsages::COPY_DST
@@ -508,8 +567,8 @@ pub(crate) fn build(gpu: &Gpu, program: &Program, plan: &LaunchPlan) -> Option<C
 }
 
 /// The parameters of one step's control block.
-fn control_block(program: &Program, plan: &LaunchPlan, step: &Step, max: u32) -> [u32; CTL_WORDS] {
-    let mut w = [0u32; CTL_WORDS];
+fn control_block(program: &Program, plan: &LaunchPlan, step: &Step, max: u32) -> Vec<u32> {
+    let mut w = vec![0u32; step.words()];
     w[3] = step.mode;
     w[4] = program.dispatch_workgroup_size(step.dispatch)[0];
     if let Some(b) = step.src.and_then(|b| program.spec.buffers.get(b)) {
@@ -517,12 +576,16 @@ fn control_block(program: &Program, plan: &LaunchPlan, step: &Step, max: u32) ->
         w[6] = (b.element_size / 4).max(1);
     }
     w[7] = max;
-    if let Some(grid) = plan.grids.get(step.dispatch) {
-        w[8..11].copy_from_slice(grid);
-    }
     w[12] = step.iteration;
     let kernel = &program.spec.kernels[program.dispatch(step.dispatch).kernel];
     w[13] = u32::from(kernel.fold == GridFold::XOnly);
+    w[14] = step.fixed.len() as u32;
+    for (j, &d) in step.fixed.iter().enumerate() {
+        if let Some(grid) = plan.grids.get(d) {
+            let at = CTL_WORDS + 8 * j + 4;
+            w[at..at + 3].copy_from_slice(grid);
+        }
+    }
     w
 }
 
@@ -601,14 +664,14 @@ pub(crate) fn encode_start(
     }
 }
 
-/// Records the steps before dispatch `d`; returns the buffer of its
-/// indirect arguments when it is dispatched indirectly.
+/// Records the steps before dispatch `d`; returns the buffer (and byte
+/// offset) of its indirect arguments when it is dispatched indirectly.
 pub(crate) fn encode_before<'p>(
     pass: &mut wgpu::ComputePass<'_>,
     program: &Program,
     plan: &'p LaunchPlan,
     d: usize,
-) -> Option<&'p wgpu::Buffer> {
+) -> Option<(&'p wgpu::Buffer, u64)> {
     let control = plan.control.as_ref()?;
     let pipeline = &program.control.as_ref()?.pipeline;
     let range = program.steps.before.get(d)?.clone();
@@ -625,7 +688,7 @@ pub(crate) fn encode_before<'p>(
         .get(d)
         .copied()
         .flatten()
-        .map(|s| &control.ctl[s])
+        .map(|(s, offset)| (&control.ctl[s], offset))
 }
 
 /// After the pass: counts, loop states and error flags into the status.

@@ -71,7 +71,7 @@ pub(crate) fn encode(
                 pass.set_bind_group(group as u32, bind_group, &[]);
             }
             match indirect {
-                Some(args) => pass.dispatch_workgroups_indirect(args, 0),
+                Some((args, offset)) => pass.dispatch_workgroups_indirect(args, offset),
                 None => pass.dispatch_workgroups(grid[0], grid[1], grid[2]),
             }
         }

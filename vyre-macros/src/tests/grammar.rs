@@ -376,3 +376,93 @@ fn extent_display_reads_like_the_grammar() {
     assert_eq!(ext(3, 2, 0).to_string(), "3 * n / 2");
     assert_eq!(Extent::constant(5).to_string(), "5");
 }
+
+#[test]
+fn data_dependent_grammar_parses() {
+    let g = parse_ok(
+        "struct G;
+        input x[n];
+        append hits[n / 4];
+        append more[64] grow;
+        node a = k(x: x, hits: hits) over n;
+        node b = k(hits: hits) over count(hits);
+        node c = k(args: x) grid indirect(x);
+        repeat up to 10 as i until empty(ping(hits, more)) {
+            node d = k(src: ping(hits, more), dst: pong(hits, more)) over count(ping(hits, more));
+        }
+        repeat up to 3 as j until zero(x) { node e = k(f: x) over n; }",
+    );
+    assert_eq!(g.buffers[1].class, BufferClass::Output);
+    assert!(
+        g.buffers[1]
+            .append
+            .as_ref()
+            .is_some_and(|a| a.grow.is_none())
+    );
+    assert!(
+        g.buffers[2]
+            .append
+            .as_ref()
+            .is_some_and(|a| a.grow.is_some())
+    );
+    assert!(g.buffers[0].append.is_none());
+    let NodeItem::Node(b) = &g.items[1] else {
+        panic!("a node")
+    };
+    assert!(matches!(
+        &b.size,
+        SizeDecl::Device(crate::dynamic::DeviceSize::Count(BufferRef::Name(h))) if h == "hits"
+    ));
+    let NodeItem::Node(c) = &g.items[2] else {
+        panic!("a node")
+    };
+    assert!(matches!(
+        &c.size,
+        SizeDecl::Device(crate::dynamic::DeviceSize::Indirect(_))
+    ));
+    let NodeItem::Repeat(r) = &g.items[3] else {
+        panic!("a repeat")
+    };
+    assert_eq!(r.count, 10);
+    assert!(
+        r.until
+            .as_ref()
+            .is_some_and(|u| !u.zero && u.keyword == "empty")
+    );
+    let NodeItem::Repeat(r) = &g.items[4] else {
+        panic!("a repeat")
+    };
+    assert!(r.until.as_ref().is_some_and(|u| u.zero));
+}
+
+#[test]
+fn data_dependent_grammar_errors_say_what_to_write() {
+    syntax_error(
+        "struct G; repeat up 3 as i until empty(b) { node k(a: b) over n; }",
+        "expected `to`",
+    );
+    syntax_error(
+        "struct G; repeat up to 3 as i { node k(a: b) over n; }",
+        "needs its stopping condition",
+    );
+    syntax_error(
+        "struct G; repeat up to 3 as i until full(b) { node k(a: b) over n; }",
+        "`until empty(b)`",
+    );
+    syntax_error(
+        "struct G; repeat 3 as i until empty(b) { node k(a: b) over n; }",
+        "`repeat up to K as i until",
+    );
+    syntax_error(
+        "struct G; repeat up to 0 as i until empty(b) { node k(a: b) over n; }",
+        "`repeat up to 0`",
+    );
+    syntax_error(
+        "struct G; input x[n] grow;",
+        "`grow` applies only to append buffers",
+    );
+    syntax_error(
+        "struct G; node k(a: b) over count(b, c);",
+        "takes one append buffer",
+    );
+}
