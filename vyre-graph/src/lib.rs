@@ -70,6 +70,7 @@ mod graph;
 pub mod grid;
 mod indirect;
 mod launch;
+mod loops;
 mod pipeline;
 pub mod plan;
 mod program;
@@ -77,6 +78,7 @@ mod readback;
 mod record;
 mod resource;
 pub mod spec;
+mod steps;
 
 pub use config::DispatchConfig;
 pub use describe::Description;
@@ -84,7 +86,7 @@ pub use dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
 pub use error::{BackendError, DRIVER_SETUP_HINT, Result};
 pub use gpu::{AdapterSummary, Gpu, GpuCounters, GpuOptions};
 pub use graph::{Graph, RecordedRun, RunPhases, RunReport};
-pub use indirect::LoopReport;
+pub use loops::LoopReport;
 pub use pipeline::WgpuPipeline;
 pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
 pub use resource::{

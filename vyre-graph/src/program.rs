@@ -36,7 +36,7 @@ pub(crate) struct Program {
     pub(crate) bound: Vec<bool>,
     /// Control steps for append counts, indirect dispatches and loops
     /// (`indirect.rs`).
-    pub(crate) steps: crate::indirect::Steps,
+    pub(crate) steps: crate::steps::Steps,
     /// The control pipeline, when there are steps.
     pub(crate) control: Option<crate::indirect::Control>,
     /// Append capacities grown by `grow` (`append.rs`).
@@ -81,7 +81,7 @@ impl Program {
                 *b = true;
             }
         }
-        let steps = crate::indirect::plan_steps(&spec, &dispatches);
+        let steps = crate::steps::plan_steps(&spec, &dispatches);
         Program {
             spec,
             analysis,
@@ -354,8 +354,8 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
     check_fused(spec)?;
     let classes: Vec<BufferClass> = spec.buffers.iter().map(|b| b.class).collect();
     let mut uses: Vec<Vec<Use>> = spec.nodes.iter().map(|n| node_uses(spec, n)).collect();
-    crate::indirect::check_spec(spec)?;
-    crate::indirect::add_gate_uses(spec, &mut uses);
+    crate::loops::check_spec(spec)?;
+    crate::loops::add_gate_uses(spec, &mut uses);
     let analysis = vyre_analysis::analyse(&classes, &uses);
     if let Some(schedule) = &spec.schedule
         && (*schedule.levels != *analysis.levels || *schedule.slots != *analysis.slots)
@@ -406,7 +406,7 @@ pub(crate) fn validate(spec: &GraphSpec) -> Result<Analysis> {
             ),
             // A `zero` loop's gate sets its flag before the first node.
             Problem::ReadBeforeWrite { node: n, buffer: b }
-                if crate::indirect::written_by_gate(spec, n, b) =>
+                if crate::loops::written_by_gate(spec, n, b) =>
             {
                 continue;
             }
