@@ -38,12 +38,22 @@
 //!   counts (`GRAPH_BENCH_STRIDE_WORKGROUPS=8,64,512` to choose them),
 //!   interleaved, with host and GPU medians; `--json PATH` writes them.
 //!
+//! The `bfs` workload (`bfs_bench.rs`) holds a different pair against each
+//! other: **graph** (breadth-first search as one `graph!` whose loop stops
+//! itself on the device) and **host loop** (the same kernels with one
+//! submission and one readback of the frontier size per level).
+//!
 //! Every variant's output is checked against a CPU reference first. Also
 //! measured: the plan-cache hit time, the CPU time to record a node, the GPU
 //! time per node (timestamp queries, where the adapter has them), and that a
 //! steady-state run creates no buffer and no bind group.
 
+mod bfs_bench;
 mod hand;
+
+#[path = "../bfs/graph.rs"]
+#[allow(dead_code)]
+mod bfs;
 
 #[path = "../radix_sort/graph.rs"]
 #[allow(dead_code)]
@@ -827,6 +837,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::var_os("GRAPH_BENCH_STRIDE").is_some() {
         return stride::run(&gpu, quick, json_path.as_deref());
     }
+    if std::env::var_os("GRAPH_BENCH_BFS").is_some() {
+        return bfs_bench::only(&gpu, quick, json_path.as_deref());
+    }
     let chain = Chain64::new(&gpu)?;
     let wide = Wide8x8::new(&gpu)?;
     let sorter = radix::RadixSort::new(&gpu)?;
@@ -929,6 +942,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ));
         println!("measured radix_sort n={n}");
     }
+    let mut bfs_rows = Vec::new();
+    for &(vertices, reps) in bfs_bench::sizes(quick) {
+        bfs_rows.push(bfs_bench::measure(&gpu, vertices, reps)?);
+        println!("measured bfs n={vertices}");
+    }
     let (hit_ns, locked_hit_ns) = plan_cache_hit_ns(&chain);
 
     println!();
@@ -981,6 +999,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "", ""
         );
     }
+    bfs_bench::print(&bfs_rows);
     println!(
         "plan-cache hit: {hit_ns:.1} ns (BatchDispatchPlanCache::lookup), {locked_hit_ns:.1} ns (Graph::plan: lock + lookup)"
     );
@@ -1031,7 +1050,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 if i + 1 < rows.len() { "," } else { "" }
             ));
         }
-        json.push_str("  ]\n}\n");
+        json.push_str("  ],\n");
+        // The device loop against the host loop (different variants).
+        json.push_str(&bfs_bench::json(&bfs_rows));
+        json.push_str("}\n");
         std::fs::write(&path, json)?;
         println!("wrote {path}");
     }
