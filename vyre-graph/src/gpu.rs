@@ -704,3 +704,55 @@ async fn pick_adapter(instance: &wgpu::Instance, options: &GpuOptions) -> Result
             reason: e.to_string(),
         })
 }
+
+/// Error scopes that catch every kind of device error raised on this thread
+/// between [`Gpu::catch_errors`] and [`CaughtErrors::pop`]: validation,
+/// internal (a backend that refuses a valid pipeline, e.g. OpenGL's one
+/// sampler per texture) and out-of-memory. With validation alone, the
+/// others would reach the device's uncaptured-error handler while the call
+/// that caused them returned `Ok`.
+///
+/// Scopes must be popped innermost first, also when a `?` drops them
+/// unpopped: fields drop in declaration order, so the innermost scope
+/// (pushed last) is declared first.
+pub(crate) struct CaughtErrors {
+    validation: wgpu::ErrorScopeGuard,
+    internal: wgpu::ErrorScopeGuard,
+    memory: wgpu::ErrorScopeGuard,
+}
+
+impl Gpu {
+    /// Start catching every device error of this thread (see
+    /// [`CaughtErrors`]).
+    pub(crate) fn catch_errors(&self) -> CaughtErrors {
+        let device = self.device();
+        // Pushed outermost first (a struct literal evaluates in the order
+        // written).
+        CaughtErrors {
+            memory: device.push_error_scope(wgpu::ErrorFilter::OutOfMemory),
+            internal: device.push_error_scope(wgpu::ErrorFilter::Internal),
+            validation: device.push_error_scope(wgpu::ErrorFilter::Validation),
+        }
+    }
+}
+
+impl CaughtErrors {
+    /// Stop catching (the scopes are popped now, on this thread, innermost
+    /// first) and resolve to the first error caught, if any.
+    pub(crate) fn pop(self) -> impl std::future::Future<Output = Option<wgpu::Error>> {
+        let validation = self.validation.pop();
+        let internal = self.internal.pop();
+        let memory = self.memory.pop();
+        async move {
+            let validation = validation.await;
+            let internal = internal.await;
+            let memory = memory.await;
+            validation.or(internal).or(memory)
+        }
+    }
+
+    /// [`CaughtErrors::pop`], waiting for the result on this thread.
+    pub(crate) fn pop_now(self) -> Option<wgpu::Error> {
+        pollster::block_on(self.pop())
+    }
+}

@@ -449,13 +449,13 @@ impl Graph {
         let gpu = &self.gpu;
         // Device errors of this run (uploads, bind groups, commands,
         // submission) are this run's error, never the error handler's.
-        let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+        let scope = gpu.catch_errors();
         // 1-4. Check, plan, bind, encode.
         let mut encoder = self.encoder(config);
         let mut started = self.start(&mut encoder, n, feeds, sinks, config)?;
         // 5. Submit once.
         let submission = self.submit(encoder, &mut started);
-        if let Some(error) = pollster::block_on(scope.pop()) {
+        if let Some(error) = scope.pop_now() {
             return Err(BackendError::DispatchFailed {
                 reason: error.to_string(),
             });
@@ -497,7 +497,7 @@ impl Graph {
         config: &DispatchConfig,
     ) -> Result<RunReport> {
         let gpu = &self.gpu;
-        let scope = gpu.device().push_error_scope(wgpu::ErrorFilter::Validation);
+        let scope = gpu.catch_errors();
         let mut encoder = self.encoder(config);
         let started = self.start(&mut encoder, n, feeds, sinks, config);
         let started = started.map(|mut started| {
@@ -550,12 +550,9 @@ impl Graph {
         sinks: &[Sink<'_>],
         config: &DispatchConfig,
     ) -> Result<RecordedRun<'_>> {
-        let scope = self
-            .gpu
-            .device()
-            .push_error_scope(wgpu::ErrorFilter::Validation);
+        let scope = self.gpu.catch_errors();
         let started = self.start(encoder, n, feeds, sinks, config);
-        if let Some(error) = pollster::block_on(scope.pop()) {
+        if let Some(error) = scope.pop_now() {
             return Err(BackendError::DispatchFailed {
                 reason: error.to_string(),
             });

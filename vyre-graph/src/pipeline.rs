@@ -26,7 +26,7 @@ impl KernelLayout {
     pub(crate) fn new(gpu: &Gpu, kernel: &KernelSpec) -> Result<Self> {
         check_bindings_unique(kernel)?;
         let device = gpu.device();
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let scope = gpu.catch_errors();
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(&kernel.label),
             source: wgpu::ShaderSource::Wgsl(kernel.source.clone()),
@@ -57,7 +57,7 @@ impl KernelLayout {
             bind_group_layouts: &group_refs,
             immediate_size: 0,
         });
-        if let Some(error) = pollster::block_on(scope.pop()) {
+        if let Some(error) = scope.pop_now() {
             return Err(BackendError::KernelCompileFailed {
                 kernel: kernel.label.to_string(),
                 message: error.to_string(),
@@ -145,7 +145,7 @@ pub(crate) fn build_entry_pipeline(
 ) -> Result<wgpu::ComputePipeline> {
     let device = gpu.device();
     let constants: Vec<(&str, f64)> = overrides.iter().map(|o| (&*o.name, o.value)).collect();
-    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let scope = gpu.catch_errors();
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(&kernel.label),
         layout: Some(layout),
@@ -158,7 +158,7 @@ pub(crate) fn build_entry_pipeline(
         cache: None,
     });
     gpu.count_pipeline();
-    if let Some(error) = pollster::block_on(scope.pop()) {
+    if let Some(error) = scope.pop_now() {
         return Err(BackendError::KernelCompileFailed {
             kernel: kernel.label.to_string(),
             message: error.to_string(),
