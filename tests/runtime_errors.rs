@@ -378,6 +378,35 @@ fn problem_size_zero() {
         "{err:?}"
     );
     message_ends_with(&err, "cannot be inferred; pass n explicitly");
+
+    // An input of length 2 * n given an odd length names itself and the fix.
+    let spec = graph_spec(
+        "pairs",
+        vec![unary("mul3_add1", MUL3_ADD1)],
+        vec![
+            buffer("x", BufferClass::Input, 4, Extent::scaled(2, 1, 0)),
+            buffer("y", BufferClass::Output, 4, Extent::scaled(2, 1, 0)),
+        ],
+        vec![node(
+            "scale",
+            0,
+            &[(0, 0, 0), (0, 1, 1)],
+            DispatchSize::Invocations(Extent::scaled(2, 1, 0)),
+        )],
+    );
+    let pairs = Graph::new(&gpu, spec).expect("graph");
+    let odd = data(13, 7);
+    let err = pairs
+        .infer_problem_size(&[Feed::Host(bytes(&odd))])
+        .expect_err("13 is not 2 * n");
+    let message = message_ends_with(&err, "; pass a multiple of 2 elements");
+    assert!(message.contains("input `x` holds 13 elements"), "{message}");
+    assert_eq!(
+        pairs
+            .infer_problem_size(&[Feed::Host(bytes(&odd[..12]))])
+            .expect("12 is 2 * 6"),
+        6
+    );
 }
 
 #[test]

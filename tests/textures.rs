@@ -531,3 +531,68 @@ fn inout_texture_updated_in_place_through_read_write_storage() {
         }
     }
 }
+
+graph! {
+    /// Reads an `input` r32uint texture through a read-only storage binding
+    /// and writes each texel's value times 3 plus its column into a buffer.
+    pub struct StorageRead;
+
+    kernel scan = "
+        @group(0) @binding(0) var src: texture_storage_2d<r32uint, read>;
+        @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+        @compute @workgroup_size(8, 4)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            let size = textureDimensions(src);
+            if (g.x >= size.x || g.y >= size.y) { return; }
+            let v = textureLoad(src, vec2<u32>(g.xy)).x;
+            out[g.y * size.x + g.x] = v * 3u + g.x;
+        }
+    ";
+
+    input texture src[n, 5] r32uint;
+    output out[5 * n];
+
+    node scan(src: src, out: out) grid [n / 8, 2, 1];
+}
+
+#[test]
+fn read_only_storage_texture_input() {
+    let _serial = common::serial();
+    let gpu = common::gpu();
+    let graph = StorageRead::new(&gpu).expect("graph");
+    // 4 bytes a texel: widths whose rows are and are not multiples of 256
+    // bytes, and a width past one workgroup column.
+    for width in [1usize, 7, 64, 65, 300] {
+        let src: Vec<u32> = (0..width * 5)
+            .map(|i| (i as u32).wrapping_mul(2_654_435_761))
+            .collect();
+        let out = graph.run(&src).expect("run");
+        assert_eq!(out.out.len(), width * 5);
+        for (i, (&s, &got)) in src.iter().zip(&out.out).enumerate() {
+            let want = s.wrapping_mul(3).wrapping_add((i % width) as u32);
+            assert_eq!(
+                got,
+                want,
+                "width {width}, texel ({}, {})",
+                i % width,
+                i / width
+            );
+        }
+    }
+    // A wrong texel count is an error; the same graph then runs correctly.
+    let err = graph
+        .run(&[1u32, 2, 3][..])
+        .expect_err("3 texels are not n x 5");
+    assert!(
+        matches!(err, BackendError::InvalidProblemSize { .. }),
+        "{err}"
+    );
+    let message = err.to_string();
+    assert!(message.contains("`src` is [n, 5]"), "{message}");
+    let src: Vec<u32> = (0..10).collect();
+    let out = graph.run(&src).expect("run after the error");
+    assert_eq!(
+        out.out,
+        (0..10u32).map(|v| v * 3 + v % 2).collect::<Vec<_>>()
+    );
+}

@@ -277,6 +277,9 @@ impl Graph {
     /// input determines it.
     pub fn infer_problem_size(&self, feeds: &[Feed<'_>]) -> Result<u64> {
         self.program.check_feed_count(feeds.len())?;
+        // The first input of the form K * n whose length is no such size: the
+        // error to give when no input fixes n.
+        let mut mismatch: Option<String> = None;
         for (feed, &b) in feeds.iter().zip(&self.program.host_inputs) {
             let buffer = &self.program.spec.buffers[b];
             if buffer.class == BufferClass::Uniform {
@@ -296,10 +299,22 @@ impl Graph {
             }
             if let (Some(shape), Feed::Host(bytes)) = (buffer.texture_shape(), feed) {
                 let texel = u64::from(shape.format.texel_bytes());
-                match shape.solve(bytes.len() as u64 / texel) {
+                let texels = bytes.len() as u64 / texel;
+                match shape.solve(texels) {
                     Some(n) if n > 0 && (bytes.len() as u64).is_multiple_of(texel) => return Ok(n),
-                    _ => continue,
+                    _ if mismatch.is_none() && shape.solve(0).is_some() => {
+                        mismatch = Some(format!(
+                            "input texture `{}` is [{}, {}] texels ({}), but the run passed {} bytes ({texels} whole texels), which is no such size; pass width * height texels, row after row",
+                            buffer.name,
+                            shape.width,
+                            shape.height,
+                            shape.format.name(),
+                            bytes.len()
+                        ));
+                    }
+                    _ => {}
                 }
+                continue;
             }
             let elements = match feed {
                 Feed::Host(bytes) => crate::program::checked_element_count(
@@ -313,23 +328,32 @@ impl Graph {
                         / u64::from(buffer.element_size.max(1))
                 }
             };
-            if let Some(n) = buffer.len.solve(elements) {
-                if n == 0 {
-                    return Err(BackendError::InvalidProblemSize {
-                        reason: format!(
-                            "input `{}` is empty, so the problem size is 0; pass at least one element",
-                            buffer.name
-                        ),
-                    });
+            let Some(n) = buffer.len.solve(elements) else {
+                if mismatch.is_none() && buffer.len.solve(0).is_some() {
+                    mismatch = Some(format!(
+                        "input `{}` holds {elements} elements, but its length is {}, so the problem size would not be whole; pass a multiple of {} elements",
+                        buffer.name, buffer.len, buffer.len.mul
+                    ));
                 }
-                return Ok(n);
+                continue;
+            };
+            if n == 0 {
+                return Err(BackendError::InvalidProblemSize {
+                    reason: format!(
+                        "input `{}` is empty, so the problem size is 0; pass at least one element",
+                        buffer.name
+                    ),
+                });
             }
+            return Ok(n);
         }
         Err(BackendError::InvalidProblemSize {
-            reason: format!(
-                "no input of graph `{}` has a length of the form K*n, so the problem size cannot be inferred; pass n explicitly",
-                self.program.spec.name
-            ),
+            reason: mismatch.unwrap_or_else(|| {
+                format!(
+                    "no input of graph `{}` has a length of the form K*n, so the problem size cannot be inferred; pass n explicitly",
+                    self.program.spec.name
+                )
+            }),
         })
     }
 
