@@ -299,11 +299,18 @@ fn arg_trait(graph: &Ident, vis: &syn::Visibility, t: &Ident, b: &BufferOut) -> 
     let ty = b.element.tokens();
     let elem = b.element.display();
     let buffer = &b.name;
+    // A texture's resident form is a texture, never a buffer.
+    let texture = b.texture.as_ref().and_then(|t| t.format()).is_some();
+    let (kind, device) = if texture {
+        ("texture", "GpuTextureHandle")
+    } else {
+        ("buffer", "GpuBufferHandle")
+    };
     let (class, holds, expected) = match b.class {
         BufferClass::Uniform => (
             "uniform",
             format!("one `{elem}`"),
-            format!("`&{elem}` or `&GpuBufferHandle`"),
+            format!("`&{elem}` or `&{device}`"),
         ),
         class => (
             if class == BufferClass::InOut {
@@ -311,25 +318,34 @@ fn arg_trait(graph: &Ident, vis: &syn::Visibility, t: &Ident, b: &BufferOut) -> 
             } else {
                 "input"
             },
-            format!("elements of `{elem}`"),
-            format!("`&[{elem}]`, `&Vec<{elem}>` or `&GpuBufferHandle`"),
+            if texture {
+                format!("texels of `{elem}`")
+            } else {
+                format!("elements of `{elem}`")
+            },
+            format!("`&[{elem}]`, `&Vec<{elem}>` or `&{device}`"),
         ),
     };
     let message = format!(
-        "graph `{graph}`: `{{Self}}` cannot be passed for {class} buffer `{buffer}`, which holds {holds}"
+        "graph `{graph}`: `{{Self}}` cannot be passed for {class} {kind} `{buffer}`, which holds {holds}"
     );
     let label = format!("expected {expected} for `{buffer}`");
-    let note = format!(
-        "`{graph}`'s runs take every input, inout and uniform by shared reference, in declaration order: `&[T]`, `&Vec<T>`, `&T` (one value) or `&GpuBufferHandle` (a buffer on the device), with `T` = `{elem}` for `{buffer}`"
-    );
+    let note = if texture {
+        format!(
+            "`{graph}`'s runs take a texture as its texels, row after row (`&[T]` or `&Vec<T>`), or as a `&GpuTextureHandle` (a texture on the device), with `T` = `{elem}` for `{buffer}`"
+        )
+    } else {
+        format!(
+            "`{graph}`'s runs take every input, inout and uniform by shared reference, in declaration order: `&[T]`, `&Vec<T>`, `&T` (one value) or `&GpuBufferHandle` (a buffer on the device), with `T` = `{elem}` for `{buffer}`"
+        )
+    };
     let doc = format!(
-        "What a run of `{graph}` accepts for `{buffer}`: `&[{elem}]`, `&Vec<{elem}>`, `&{elem}` or `&GpuBufferHandle`."
+        "What a run of `{graph}` accepts for `{buffer}`: `&[{elem}]`, `&Vec<{elem}>`, `&{elem}` or `&{device}`."
     );
     if let Some(header) = &b.header {
         return headed_arg_trait(graph, vis, t, b, &header.tokens(), &header.display());
     }
-    // A texture also takes a resident texture.
-    let texture_impl = b.texture.as_ref().and_then(|t| t.format()).map(|_| {
+    let device_impl = if texture {
         quote! {
             impl<'a> #t<'a> for &'a #p::GpuTextureHandle {
                 fn __vyre_input(self) -> #p::Input<'a, #ty> {
@@ -337,7 +353,15 @@ fn arg_trait(graph: &Ident, vis: &syn::Visibility, t: &Ident, b: &BufferOut) -> 
                 }
             }
         }
-    });
+    } else {
+        quote! {
+            impl<'a> #t<'a> for &'a #p::GpuBufferHandle {
+                fn __vyre_input(self) -> #p::Input<'a, #ty> {
+                    #p::Input::Device(self)
+                }
+            }
+        }
+    };
     quote_spanned! {b.name.span()=>
         #[doc = #doc]
         #[doc(hidden)]
@@ -362,17 +386,12 @@ fn arg_trait(graph: &Ident, vis: &syn::Visibility, t: &Ident, b: &BufferOut) -> 
                 #p::Input::Host(::core::slice::from_ref(self))
             }
         }
-        impl<'a> #t<'a> for &'a #p::GpuBufferHandle {
-            fn __vyre_input(self) -> #p::Input<'a, #ty> {
-                #p::Input::Device(self)
-            }
-        }
         impl<'a> #t<'a> for #p::Input<'a, #ty> {
             fn __vyre_input(self) -> #p::Input<'a, #ty> {
                 self
             }
         }
-        #texture_impl
+        #device_impl
     }
 }
 
