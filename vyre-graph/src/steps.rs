@@ -15,7 +15,7 @@ use std::ops::Range;
 use crate::program::Dispatch;
 use crate::spec::{DispatchSize, GraphSpec, GridFold, Until};
 
-/// Control-kernel modes (`ctl[3]`; see `indirect::SOURCE`).
+/// Control-kernel modes (word 0 of a step's entry; see `indirect::BODY`).
 pub(crate) const COUNT: u32 = 0;
 pub(crate) const RESET: u32 = 2;
 pub(crate) const GATE_EMPTY: u32 = 3;
