@@ -282,3 +282,115 @@ fn an_overflow_in_an_early_iteration_is_reported_after_a_later_reset() {
     assert_eq!(out.fa.len(), 100, "the last level (1s) was appended to fa");
     assert!(out.fb.is_empty(), "fb was reset and consumed");
 }
+
+mod tally {
+    use vyre_graph::graph;
+    graph! {
+        /// `Halving` with two more nodes per level: one sums the frontier it
+        /// expands (`over count` of a buffer the level's first node only
+        /// reads: its arguments come from the level's first control
+        /// dispatch), one sums the frontier the level made (`over count` of
+        /// a buffer written in the level: a control dispatch of its own).
+        pub struct Tally;
+
+        kernel seed = wgsl {
+            struct Out { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> x: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> dst: Out;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&x) && x[g.x] != 0u {
+                    let slot = atomicAdd(&dst.count, 1u);
+                    if slot < arrayLength(&dst.items) { dst.items[slot] = x[g.x]; }
+                }
+            }
+        };
+        kernel expand = wgsl {
+            struct In { count: u32, items: array<u32> }
+            struct Out { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> src: In;
+            @group(0) @binding(1) var<storage, read_write> dst: Out;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < min(src.count, arrayLength(&src.items)) {
+                    let v = src.items[g.x];
+                    if v > 1u {
+                        let slot = atomicAdd(&dst.count, 1u);
+                        if slot < arrayLength(&dst.items) { dst.items[slot] = v / 2u; }
+                    }
+                }
+            }
+        };
+        kernel sum = wgsl {
+            struct In { count: u32, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> src: In;
+            @group(0) @binding(1) var<storage, read_write> acc: array<atomic<u32>>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < min(src.count, arrayLength(&src.items)) {
+                    atomicAdd(&acc[0], src.items[g.x]);
+                }
+            }
+        };
+
+        input x[n];
+        inout seen[1];
+        inout made[1];
+        append intermediate fa[n];
+        append intermediate fb[n];
+
+        node seed(x: x, dst: fa) over n;
+        repeat up to 10 as i until empty(ping(fa, fb)) {
+            node expand(src: ping(fa, fb), dst: pong(fa, fb)) over count(ping(fa, fb));
+            node before = sum(src: ping(fa, fb), acc: seen) over count(ping(fa, fb));
+            node after = sum(src: pong(fa, fb), acc: made) over count(pong(fa, fb));
+        }
+    }
+}
+
+/// The CPU's `Tally`: the sums of the frontiers expanded and made, and the
+/// levels that ran.
+fn tally_cpu(x: &[u32], max_levels: u32) -> (u32, u32, u32) {
+    let mut frontier: Vec<u32> = x.iter().copied().filter(|&v| v != 0).collect();
+    let (mut seen, mut made, mut levels) = (0u32, 0u32, 0);
+    while !frontier.is_empty() && levels < max_levels {
+        seen = frontier.iter().fold(seen, |a, &v| a.wrapping_add(v));
+        frontier = frontier.iter().filter(|&&v| v > 1).map(|v| v / 2).collect();
+        made = frontier.iter().fold(made, |a, &v| a.wrapping_add(v));
+        levels += 1;
+    }
+    (seen, made, levels)
+}
+
+#[test]
+fn an_iteration_records_one_control_dispatch_and_its_nodes() {
+    let _serial = serial();
+    let gpu = gpu();
+    // Halving: the seed, then per level one control dispatch (gate, reset
+    // of the next frontier's count, the node's arguments) and the node,
+    // whether the level runs or not.
+    let halving = Halving::new(&gpu).expect("graph");
+    let x: Vec<u32> = (0..1000u32).map(|i| i % 8).collect();
+    let (_, rep) = halving
+        .run_reported(&DispatchConfig::default(), &x, &[0u32][..])
+        .expect("run");
+    assert_eq!(rep.loops[0], report(3, true));
+    assert_eq!(rep.dispatches, 1 + 10 * 2);
+    // Tally: the second node's arguments join the first control dispatch;
+    // the third node's count is written in the level, so it has its own.
+    let tally = tally::Tally::new(&gpu).expect("graph");
+    for x in [
+        x.clone(),
+        vec![0u32; 100],
+        (0..5000u32).map(|i| i * 7919 % 1024).collect(),
+        vec![1u32 << 20; 64],
+    ] {
+        let (out, rep) = tally
+            .run_reported(&DispatchConfig::default(), &x, &[0u32][..], &[0u32][..])
+            .expect("run");
+        let (seen, made, levels) = tally_cpu(&x, 10);
+        assert_eq!((out.seen[0], out.made[0]), (seen, made), "sums");
+        assert_eq!(rep.loops[0].iterations, levels);
+        assert_eq!(rep.dispatches, 1 + 10 * 5);
+    }
+}

@@ -127,19 +127,36 @@ pub fn measure(gpu: &Gpu, vertices: u32, reps: usize) -> Result<BfsRow, Error> {
     // The levels alone are read back (the frontiers stay on the device),
     // as in the host loop; `run_into` reuses the outputs' allocation.
     let run = |config: &DispatchConfig| {
-        search(&k64, &offsets, &edges, 0, &mut out64.borrow_mut(), config)
-            .expect("bfs graph run")
+        search(&k64, &offsets, &edges, 0, &mut out64.borrow_mut(), config).expect("bfs graph run")
     };
     let run16 = |config: &DispatchConfig| {
-        k16.run_into(config, &mut out16.borrow_mut(), &offsets, &edges, &Params { source: 0 })
-            .expect("bfs graph run")
+        k16.run_into(
+            config,
+            &mut out16.borrow_mut(),
+            &offsets,
+            &edges,
+            &Params { source: 0 },
+        )
+        .expect("bfs graph run")
     };
     let report = run(&plain);
     let iterations = report.loops.first().map_or(0, |l| l.iterations);
-    check("graph", &out64.borrow().levels, iterations, &expected, depth)?;
+    check(
+        "graph",
+        &out64.borrow().levels,
+        iterations,
+        &expected,
+        depth,
+    )?;
     let report = run16(&plain);
     let iterations = report.loops.first().map_or(0, |l| l.iterations);
-    check("graph K=16", &out16.borrow().levels, iterations, &expected, depth)?;
+    check(
+        "graph K=16",
+        &out16.borrow().levels,
+        iterations,
+        &expected,
+        depth,
+    )?;
     let before = gpu.counters();
     let report = run(&plain);
     let steady = gpu.counters().since(&before);

@@ -369,7 +369,7 @@ fn control_block(program: &Program, plan: &LaunchPlan, group: &Group, max: u32) 
     let mut w = vec![0u32; group.words];
     w[0] = group.steps.len() as u32;
     w[1] = max;
-    for s in group.steps.clone() {
+    for &s in &group.steps {
         let step = &steps.steps[s];
         let e = &mut w[step.entry..step.entry + crate::steps::ENTRY_WORDS];
         e[0] = step.mode;

@@ -37,7 +37,8 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// One control dispatch: consecutive steps, and the graph buffers it binds.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Group {
-    pub(crate) steps: Range<usize>,
+    /// Its steps, in the order they run.
+    pub(crate) steps: Vec<usize>,
     /// Graph buffers bound as `s0..`, each once.
     pub(crate) srcs: Vec<usize>,
     /// Words of its control block: header, table, then the gates' fixed
@@ -128,15 +129,30 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
     let mut at: Vec<Option<(usize, Option<usize>)>> = vec![None; dispatches.len()];
     // Whether some node read each buffer since its last append.
     let mut read_since = vec![false; spec.buffers.len()];
+    // The steps recorded before each dispatch, the buffers each dispatch
+    // binds or is sized by, and those it writes.
+    let mut lists: Vec<Vec<usize>> = vec![Vec::new(); dispatches.len()];
+    let mut touches: Vec<Vec<usize>> = vec![Vec::new(); dispatches.len()];
+    let mut writes: Vec<Vec<usize>> = vec![Vec::new(); dispatches.len()];
     for (d, dispatch) in dispatches.iter().enumerate() {
-        let start = out.steps.len();
         let (node, lp) = match *dispatch {
             Dispatch::Node(n) => (spec.nodes.get(n), loop_of(spec, n).map(|l| (n, l))),
             Dispatch::Fused(g) => (spec.fused.get(g).map(|g| &g.dispatch), None),
         };
         let Some(node) = node else {
-            out.before.push(start..start);
             continue;
+        };
+        // A step of a later node of a loop iteration joins the iteration's
+        // first control dispatch when no dispatch in between writes its
+        // buffer (a reset: touches it at all): one control dispatch per
+        // iteration where possible.
+        let first = lp.and_then(|(_, (l, i))| {
+            let it = spec.loops[l].iterations[i];
+            node_dispatch.get(it.first_node).copied().flatten()
+        });
+        let home = |src: usize, by: &[Vec<usize>]| match first {
+            Some(d0) if d0 <= d && (d0..d).all(|e| !by[e].contains(&src)) => d0,
+            _ => d,
         };
         // A loop iteration starts with its gate.
         if let Some((n, (l, i))) = lp {
@@ -169,6 +185,7 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
                     fixed,
                     ..Step::default()
                 });
+                lists[d].push(gate);
                 read_since[it.buffer] = true;
             }
         }
@@ -184,6 +201,7 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
                     dispatch: d,
                     ..Step::default()
                 });
+                lists[home(u.buffer, &touches)].push(out.steps.len() - 1);
                 // An overflow before the reset is reported too.
                 out.reporting.push(out.steps.len() - 1);
                 read_since[u.buffer] = false;
@@ -207,6 +225,9 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
                 dispatch: d,
                 ..Step::default()
             });
+            if let Some(b) = src {
+                lists[home(b, &writes)].push(out.steps.len() - 1);
+            }
             if reports {
                 out.reporting.push(out.steps.len() - 1);
             }
@@ -220,9 +241,15 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
         if let Some(b) = node.size.device_source() {
             read_since[b] = true;
         }
-        out.before.push(start..out.steps.len());
+        touches[d] = uses.iter().map(|u| u.buffer).collect();
+        writes[d] = uses
+            .iter()
+            .filter(|u| u.access.writes())
+            .map(|u| u.buffer)
+            .collect();
+        touches[d].extend(node.size.device_source());
     }
-    pack(&mut out);
+    pack(&mut out, &lists);
     out.args = at
         .iter()
         .map(|a| {
@@ -239,27 +266,24 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
     out
 }
 
-/// Packs the steps before each dispatch into control dispatches (a new one
-/// when a step's buffer would be the group's `SLOTS + 1`-th), lays out
-/// their control blocks, and turns `before` from steps into groups.
-fn pack(out: &mut Steps) {
-    let mut before = Vec::with_capacity(out.before.len());
-    for range in std::mem::take(&mut out.before) {
+/// Packs the steps before each dispatch (`lists`) into control dispatches
+/// (a new one when a step's buffer would be the group's `SLOTS + 1`-th),
+/// lays out their control blocks, and sets `before`.
+fn pack(out: &mut Steps, lists: &[Vec<usize>]) {
+    let mut before = Vec::with_capacity(lists.len());
+    for list in lists {
         let first = out.groups.len();
-        for s in range {
+        for &s in list {
             let src = out.steps[s].src;
-            let fits = out.groups[first..].last().is_some_and(|g| {
-                src.is_none_or(|b| g.srcs.contains(&b) || g.srcs.len() < SLOTS)
-            });
+            let fits = out.groups[first..]
+                .last()
+                .is_some_and(|g| src.is_none_or(|b| g.srcs.contains(&b) || g.srcs.len() < SLOTS));
             if !fits {
-                out.groups.push(Group {
-                    steps: s..s,
-                    ..Group::default()
-                });
+                out.groups.push(Group::default());
             }
             let g = out.groups.len() - 1;
             let group = &mut out.groups[g];
-            group.steps.end = s + 1;
+            group.steps.push(s);
             let slot = match src {
                 Some(b) => match group.srcs.iter().position(|&x| x == b) {
                     Some(k) => k,
@@ -279,7 +303,7 @@ fn pack(out: &mut Steps) {
     out.before = before;
     for group in &mut out.groups {
         let mut fixed_at = HEAD_WORDS + ENTRY_WORDS * group.steps.len();
-        for (k, s) in group.steps.clone().enumerate() {
+        for (k, &s) in group.steps.iter().enumerate() {
             let step = &mut out.steps[s];
             step.entry = HEAD_WORDS + ENTRY_WORDS * k;
             step.fixed_at = fixed_at;
