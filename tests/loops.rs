@@ -394,3 +394,95 @@ fn an_iteration_records_one_control_dispatch_and_its_nodes() {
         assert_eq!(rep.dispatches, 1 + 10 * 5);
     }
 }
+
+mod spread {
+    use vyre_graph::graph;
+    graph! {
+        /// Every value appended to seven buffers, read, and appended again:
+        /// the seven count resets before the second append need two
+        /// control dispatches (one binds at most six graph buffers).
+        pub struct Spread;
+
+        kernel keep = wgsl {
+            struct Out { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> x: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> h0: Out;
+            @group(0) @binding(2) var<storage, read_write> h1: Out;
+            @group(0) @binding(3) var<storage, read_write> h2: Out;
+            @group(0) @binding(4) var<storage, read_write> h3: Out;
+            @group(0) @binding(5) var<storage, read_write> h4: Out;
+            @group(0) @binding(6) var<storage, read_write> h5: Out;
+            @group(0) @binding(7) var<storage, read_write> h6: Out;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&x) {
+                    let v = x[g.x];
+                    let s0 = atomicAdd(&h0.count, 1u); if s0 < arrayLength(&h0.items) { h0.items[s0] = v; }
+                    let s1 = atomicAdd(&h1.count, 1u); if s1 < arrayLength(&h1.items) { h1.items[s1] = v; }
+                    let s2 = atomicAdd(&h2.count, 1u); if s2 < arrayLength(&h2.items) { h2.items[s2] = v; }
+                    let s3 = atomicAdd(&h3.count, 1u); if s3 < arrayLength(&h3.items) { h3.items[s3] = v; }
+                    let s4 = atomicAdd(&h4.count, 1u); if s4 < arrayLength(&h4.items) { h4.items[s4] = v; }
+                    let s5 = atomicAdd(&h5.count, 1u); if s5 < arrayLength(&h5.items) { h5.items[s5] = v; }
+                    let s6 = atomicAdd(&h6.count, 1u); if s6 < arrayLength(&h6.items) { h6.items[s6] = v; }
+                }
+            }
+        };
+        kernel read = wgsl {
+            struct In { count: u32, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> h0: In;
+            @group(0) @binding(1) var<storage, read> h1: In;
+            @group(0) @binding(2) var<storage, read> h2: In;
+            @group(0) @binding(3) var<storage, read> h3: In;
+            @group(0) @binding(4) var<storage, read> h4: In;
+            @group(0) @binding(5) var<storage, read> h5: In;
+            @group(0) @binding(6) var<storage, read> h6: In;
+            @group(0) @binding(7) var<storage, read_write> acc: array<atomic<u32>>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < min(h0.count, arrayLength(&h0.items)) { atomicAdd(&acc[0], h0.items[g.x] * 1u); }
+                if g.x < min(h1.count, arrayLength(&h1.items)) { atomicAdd(&acc[0], h1.items[g.x] * 2u); }
+                if g.x < min(h2.count, arrayLength(&h2.items)) { atomicAdd(&acc[0], h2.items[g.x] * 3u); }
+                if g.x < min(h3.count, arrayLength(&h3.items)) { atomicAdd(&acc[0], h3.items[g.x] * 4u); }
+                if g.x < min(h4.count, arrayLength(&h4.items)) { atomicAdd(&acc[0], h4.items[g.x] * 5u); }
+                if g.x < min(h5.count, arrayLength(&h5.items)) { atomicAdd(&acc[0], h5.items[g.x] * 6u); }
+                if g.x < min(h6.count, arrayLength(&h6.items)) { atomicAdd(&acc[0], h6.items[g.x] * 7u); }
+            }
+        };
+
+        input x[n];
+        inout first[1];
+        inout second[1];
+        append intermediate h0[n];
+        append intermediate h1[n];
+        append intermediate h2[n];
+        append intermediate h3[n];
+        append intermediate h4[n];
+        append intermediate h5[n];
+        append intermediate h6[n];
+
+        node keep(x: x, h0: h0, h1: h1, h2: h2, h3: h3, h4: h4, h5: h5, h6: h6) over n;
+        node read(h0: h0, h1: h1, h2: h2, h3: h3, h4: h4, h5: h5, h6: h6, acc: first) over n;
+        node again = keep(x: x, h0: h0, h1: h1, h2: h2, h3: h3, h4: h4, h5: h5, h6: h6) over n;
+        node read_again = read(h0: h0, h1: h1, h2: h2, h3: h3, h4: h4, h5: h5, h6: h6, acc: second) over n;
+    }
+}
+
+#[test]
+fn seven_resets_before_one_node_take_two_control_dispatches() {
+    let _serial = serial();
+    let graph = spread::Spread::new(&gpu()).expect("graph");
+    for n in [1usize, 100, 1000] {
+        let x: Vec<u32> = (0..n as u32)
+            .map(|i| i.wrapping_mul(2654435761) >> 8)
+            .collect();
+        let (out, rep) = graph
+            .run_reported(&DispatchConfig::default(), &x, &[0u32][..], &[0u32][..])
+            .expect("run");
+        // Each value is read once from each buffer, weighted 1 to 7.
+        let want = x
+            .iter()
+            .fold(0u32, |a, &v| a.wrapping_add(v.wrapping_mul(28)));
+        assert_eq!((out.first[0], out.second[0]), (want, want), "n = {n}");
+        assert_eq!(rep.dispatches, 4 + 2);
+    }
+}

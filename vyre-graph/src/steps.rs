@@ -7,7 +7,9 @@
 //! The steps before a dispatch are then packed into control dispatches
 //! ([`Group`]): one invocation runs a group's steps in order from a table
 //! in its control block, so an iteration of a loop costs one control
-//! dispatch and its node, not one dispatch per step. A group binds at most
+//! dispatch and its node, not one dispatch per step. A later node's steps
+//! join its iteration's first control dispatch when no dispatch in between
+//! writes (for a reset: uses) their buffer. A group binds at most
 //! [`SLOTS`] graph buffers; a step list needing more is split.
 
 use std::ops::Range;
@@ -34,7 +36,7 @@ pub(crate) const SLOTS: usize = 6;
 /// "No loop" / "no error flag" in a control block.
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// One control dispatch: consecutive steps, and the graph buffers it binds.
+/// One control dispatch: its steps, and the graph buffers it binds.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Group {
     /// Its steps, in the order they run.
@@ -50,7 +52,8 @@ pub(crate) struct Group {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Step {
     pub(crate) mode: u32,
-    /// The graph buffer bound as `src` (none: the loop state again).
+    /// The graph buffer it reads or resets (every step has one; a step
+    /// without one would read slot 0).
     pub(crate) src: Option<usize>,
     /// Its loop.
     pub(crate) lp: Option<usize>,
