@@ -602,3 +602,42 @@ pub(crate) fn finish(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The control kernel compiles for every number of slots a graph can
+    /// need, each slot reachable through its own switch arm.
+    #[test]
+    fn the_control_kernel_compiles_for_one_to_six_slots() {
+        let gpu = match Gpu::new() {
+            Ok(gpu) => gpu,
+            Err(e) => panic!("no GPU for this test: {e}"),
+        };
+        for slots in 1..=SLOTS {
+            let text = source(slots);
+            for k in 0..slots {
+                assert!(text.contains(&format!("return s{k}[i];")), "{text}");
+            }
+            assert!(!text.contains(&format!("s{slots}")), "{text}");
+            let device = gpu.device();
+            let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("vyre control test"),
+                source: wgpu::ShaderSource::Wgsl(text.into()),
+            });
+            let _pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("vyre control test"),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: wgpu::PipelineCompilationOptions::default(),
+                cache: None,
+            });
+            if let Some(error) = pollster::block_on(scope.pop()) {
+                panic!("{slots} slots: {error}");
+            }
+        }
+    }
+}
