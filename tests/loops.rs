@@ -205,6 +205,9 @@ fn describe_and_dot_show_append_capacities_indirect_sizes_and_loops() {
         text.contains("loop `repeat up to 10 as i until empty(ping(fa, fb))`: up to 10 iterations"),
         "{text}"
     );
+    // One control dispatch per iteration: gate, reset, arguments.
+    assert!(text.contains("control dispatches: 10 per run"), "{text}");
+    assert_eq!(graph.describe().control_dispatches, 10);
     let dot = graph.to_dot();
     assert!(dot.contains("cluster_loop0"), "{dot}");
     assert_eq!(graph.describe().loops[0].1.len(), 10);
