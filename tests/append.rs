@@ -693,3 +693,179 @@ fn async_and_recorded_runs_check_the_counts_too() {
         7
     );
 }
+
+mod hidden {
+    use super::*;
+    graph! {
+        /// `Evens` with the kept values on the device alone (`append
+        /// intermediate`): the doubled values and the count come back.
+        pub struct Hidden;
+
+        kernel keep = wgsl {
+            struct Hits { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> x: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> hits: Hits;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&x) && x[g.x] % 2u == 0u {
+                    let slot = atomicAdd(&hits.count, 1u);
+                    if slot < arrayLength(&hits.items) { hits.items[slot] = x[g.x]; }
+                }
+            }
+        };
+        kernel double = wgsl {
+            struct HitsIn { count: u32, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> hits: HitsIn;
+            @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                let items = min(hits.count, arrayLength(&hits.items));
+                if g.x < items { out[g.x] = hits.items[g.x] * 2u + 1u; }
+            }
+        };
+        kernel tally = wgsl {
+            struct HitsIn { count: u32, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> hits: HitsIn;
+            @group(0) @binding(1) var<storage, read_write> kept: array<u32>;
+            @compute @workgroup_size(1)
+            fn main() { kept[0] = min(hits.count, arrayLength(&hits.items)); }
+        };
+
+        input x[n];
+        append intermediate hits[n / 4];
+        output doubled[n / 4];
+        output kept[1];
+
+        node keep(x: x, hits: hits) over n;
+        node double(hits: hits, out: doubled) over count(hits);
+        node tally(hits: hits, kept: kept) over 1;
+    }
+}
+mod hidden_grow {
+    use super::*;
+    graph! {
+        /// `Hidden` whose device-only buffer grows on overflow.
+        pub struct HiddenGrow;
+
+        kernel keep = wgsl {
+            struct Hits { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> x: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> hits: Hits;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&x) && x[g.x] % 2u == 0u {
+                    let slot = atomicAdd(&hits.count, 1u);
+                    if slot < arrayLength(&hits.items) { hits.items[slot] = x[g.x]; }
+                }
+            }
+        };
+        kernel double = wgsl {
+            struct HitsIn { count: u32, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> hits: HitsIn;
+            @group(0) @binding(1) var<storage, read_write> out: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                let items = min(hits.count, arrayLength(&hits.items));
+                if g.x < items { out[g.x] = hits.items[g.x] * 2u + 1u; }
+            }
+        };
+
+        input x[n];
+        append intermediate hits[n / 4] grow;
+        output doubled[n];
+
+        node keep(x: x, hits: hits) over n;
+        node double(hits: hits, out: doubled) over count(hits);
+    }
+}
+use hidden::Hidden;
+use hidden_grow::HiddenGrow;
+
+/// The CPU's doubled kept values, sorted.
+fn doubled_evens(x: &[u32]) -> Vec<u32> {
+    evens(x).iter().map(|v| v * 2 + 1).collect()
+}
+
+/// Runs `Hidden` on `x` and checks the count and the doubled values (any
+/// order) against the CPU; returns the count.
+fn check_hidden(graph: &Hidden, x: &[u32]) -> usize {
+    let out = graph.run(x).expect("run");
+    let want = doubled_evens(x);
+    assert_eq!(out.kept, vec![want.len() as u32], "the device-side count");
+    assert_eq!(out.doubled.len(), x.len().div_ceil(4));
+    assert_same(
+        &sorted(out.doubled[..want.len()].to_vec()),
+        &want,
+        "doubled kept values",
+    );
+    want.len()
+}
+
+#[test]
+fn a_device_only_append_buffer_drives_over_count_and_is_never_read_back() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = Hidden::new(&gpu).expect("graph");
+    let n = 1000; // capacity 250
+    for even in [0, 1, 17, 250] {
+        assert_eq!(check_hidden(&graph, &with_evens(n, even)), even);
+    }
+    // Not an output: nothing of it is read back.
+    let outputs = &graph.graph().spec().buffers;
+    let hits = outputs.iter().find(|b| b.name == "hits").expect("hits");
+    assert_eq!(hits.class, vyre_graph::spec::BufferClass::Intermediate);
+    assert!(hits.append.is_some());
+    // The steady state allocates nothing.
+    let x = with_evens(n, 17);
+    check_hidden(&graph, &x);
+    let before = gpu.counters();
+    check_hidden(&graph, &x);
+    let steady = gpu.counters().since(&before);
+    assert_eq!((steady.buffers_created, steady.bind_groups_created), (0, 0));
+}
+
+#[test]
+fn a_device_only_append_buffer_overflows_then_runs_again() {
+    let _serial = serial();
+    let graph = Hidden::new(&gpu()).expect("graph");
+    let n = 1000;
+    match graph.run(&with_evens(n, 251)) {
+        Err(BackendError::AppendOverflow {
+            buffer,
+            count,
+            capacity,
+        }) => {
+            assert_eq!(buffer, "hits");
+            assert_eq!((count, capacity), (251, 250));
+        }
+        Err(other) => panic!("expected AppendOverflow, got {other}"),
+        Ok(_) => panic!("one item too many must be an error"),
+    }
+    // The same graph, the same size: right again.
+    assert_eq!(check_hidden(&graph, &with_evens(n, 250)), 250);
+    assert_eq!(check_hidden(&graph, &with_evens(n, 3)), 3);
+}
+
+#[test]
+fn a_device_only_append_buffer_grows() {
+    let _serial = serial();
+    let graph = HiddenGrow::new(&gpu()).expect("graph");
+    let n = 1000;
+    for even in [10, 600, 1000, 5] {
+        let x = if even == 1000 {
+            (0..n as u32).map(|i| i * 2).collect()
+        } else {
+            with_evens(n, even)
+        };
+        let (out, report) = graph
+            .run_reported(&Default::default(), &x)
+            .expect("run, growing when over");
+        let want = doubled_evens(&x);
+        assert_same(
+            &sorted(out.doubled[..want.len()].to_vec()),
+            &want,
+            "doubled kept values",
+        );
+        assert!(report.plan.hit_capacity >= want.len() as u64);
+    }
+}

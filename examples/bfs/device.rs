@@ -1,8 +1,6 @@
 //! The breadth-first search as one `graph!` whose loop stops itself.
 
-use vyre_graph::{
-    BackendError, DispatchConfig, Feed, GpuBufferHandle, Graph, RunReport, Sink, graph,
-};
+use vyre_graph::{BackendError, DispatchConfig, GpuBufferHandle, RunReport, graph};
 
 /// Frontiers the device loop expands at most (`repeat up to 64`).
 pub const MAX_LEVELS: u32 = 64;
@@ -21,9 +19,10 @@ graph! {
     input edges[8 * n];
     uniform params;
     output levels[n];
-    // Two frontiers, each able to hold every vertex, used in turn.
-    append fa[n];
-    append fb[n];
+    // Two frontiers, each able to hold every vertex, used in turn; they
+    // stay on the device (never read back).
+    append intermediate fa[n];
+    append intermediate fb[n];
 
     // Every level UNVISITED but the source's, 0; the source appended to fa.
     node init(params: params, levels: levels, frontier: fa) over n;
@@ -35,36 +34,17 @@ graph! {
     }
 }
 
-/// One search by `bfs` (a [`Bfs`]'s `graph()`, or a graph with the same
-/// buffers) from `source` of the `levels.len()`-vertex graph in `offsets`
-/// and `edges` (already on the device, bound in place), reading back the
-/// levels alone.
-///
-/// The typed `run` also reads back both frontiers, which are append
-/// outputs: their whole capacity (the count is only known on the device
-/// when the copy is recorded), 2 × 4 MB at 1M vertices, that the search
-/// does not need. The untyped run skips them (`Sink::Skip`).
+/// One search by `bfs` from `source` of the graph in `offsets` and `edges`
+/// (already on the device, bound in place), the levels read back into
+/// `out.levels` (resized to `n`, its allocation reused): the frontiers are
+/// `append intermediate` buffers, so the typed run reads back nothing else.
 pub fn search(
-    bfs: &Graph,
+    bfs: &Bfs,
     offsets: &GpuBufferHandle,
     edges: &GpuBufferHandle,
     source: u32,
-    levels: &mut [u32],
+    out: &mut BfsOutputs,
     config: &DispatchConfig,
 ) -> Result<RunReport, BackendError> {
-    let params = Params { source };
-    bfs.run(
-        levels.len() as u64,
-        &[
-            Feed::Device(offsets),
-            Feed::Device(edges),
-            Feed::Host(bytemuck::bytes_of(&params)),
-        ],
-        &mut [
-            Sink::Host(bytemuck::cast_slice_mut(levels)),
-            Sink::Skip,
-            Sink::Skip,
-        ],
-        config,
-    )
+    bfs.run_into(config, out, offsets, edges, &Params { source })
 }

@@ -11,15 +11,15 @@
 //!
 //! The graph is uploaded once for both (the graph's inputs are resident
 //! handles); both times include reading the levels back, and only them
-//! (the graph's frontiers, append outputs, are skipped: `Sink::Skip`). Both results are
-//! checked vertex by vertex against the CPU first. `GRAPH_BENCH_BFS=1` runs
+//! (the graph's frontiers are `append intermediate`: they stay on the
+//! device). Both results are checked vertex by vertex against the CPU first. `GRAPH_BENCH_BFS=1` runs
 //! this workload alone.
 
 use std::cell::RefCell;
 
 use vyre_graph::{DispatchConfig, Gpu, GpuBufferHandle, graph};
 
-use crate::bfs::device::{Bfs, MAX_LEVELS, search};
+use crate::bfs::device::{Bfs, BfsOutputs, MAX_LEVELS, search};
 use crate::bfs::host::HostBfs;
 use crate::bfs::{cpu_bfs, expanded_levels, first_mismatch, random_graph};
 use crate::{median, order, time_ms};
@@ -36,8 +36,8 @@ graph! {
     input edges[8 * n];
     uniform params;
     output levels[n];
-    append fa[n];
-    append fb[n];
+    append intermediate fa[n];
+    append intermediate fb[n];
 
     node init(params: params, levels: levels, frontier: fa) over n;
     repeat up to 16 as i until empty(ping(fa, fb)) {
@@ -121,32 +121,44 @@ pub fn measure(gpu: &Gpu, vertices: u32, reps: usize) -> Result<BfsRow, Error> {
     let k16 = BfsK16::new(gpu)?;
     let offsets = GpuBufferHandle::from_slice(gpu, &csr.offsets)?;
     let edges = GpuBufferHandle::from_slice(gpu, &csr.edges)?;
-    let levels = RefCell::new(vec![0u32; vertices as usize]);
+    let out64 = RefCell::new(BfsOutputs::default());
+    let out16 = RefCell::new(BfsK16Outputs::default());
     let plain = DispatchConfig::default();
-    // The levels alone are read back (the frontiers are skipped), as in
-    // the host loop.
-    let run = |graph: &vyre_graph::Graph, config: &DispatchConfig| {
-        let mut out = levels.borrow_mut();
-        out.fill(0);
-        search(graph, &offsets, &edges, 0, &mut out, config).expect("bfs graph run")
+    // The levels alone are read back (the frontiers stay on the device),
+    // as in the host loop; `run_into` reuses the outputs' allocation.
+    let run = |config: &DispatchConfig| {
+        search(&k64, &offsets, &edges, 0, &mut out64.borrow_mut(), config).expect("bfs graph run")
     };
-    for (label, graph) in [("graph", k64.graph()), ("graph K=16", k16.graph())] {
-        let report = run(graph, &plain);
-        let iterations = report.loops.first().map_or(0, |l| l.iterations);
-        check(label, &levels.borrow(), iterations, &expected, depth)?;
-    }
-    // The typed run too (it also reads the frontiers back).
-    let (typed, report) = k16.run_reported(&plain, &offsets, &edges, &Params { source: 0 })?;
+    let run16 = |config: &DispatchConfig| {
+        k16.run_into(
+            config,
+            &mut out16.borrow_mut(),
+            &offsets,
+            &edges,
+            &Params { source: 0 },
+        )
+        .expect("bfs graph run")
+    };
+    let report = run(&plain);
     let iterations = report.loops.first().map_or(0, |l| l.iterations);
     check(
-        "graph K=16, typed",
-        &typed.levels,
+        "graph",
+        &out64.borrow().levels,
+        iterations,
+        &expected,
+        depth,
+    )?;
+    let report = run16(&plain);
+    let iterations = report.loops.first().map_or(0, |l| l.iterations);
+    check(
+        "graph K=16",
+        &out16.borrow().levels,
         iterations,
         &expected,
         depth,
     )?;
     let before = gpu.counters();
-    let report = run(k64.graph(), &plain);
+    let report = run(&plain);
     let steady = gpu.counters().since(&before);
 
     let host = HostBfs::new(gpu, &csr);
@@ -165,10 +177,10 @@ pub fn measure(gpu: &Gpu, vertices: u32, reps: usize) -> Result<BfsRow, Error> {
         for variant in order(3, rep) {
             match variant {
                 0 => g.push(time_ms(|| {
-                    run(k64.graph(), &plain);
+                    run(&plain);
                 })),
                 1 => g16.push(time_ms(|| {
-                    run(k16.graph(), &plain);
+                    run16(&plain);
                 })),
                 _ => h.push(time_ms(|| {
                     host.run(0, MAX_LEVELS, &mut host_levels);
@@ -178,7 +190,7 @@ pub fn measure(gpu: &Gpu, vertices: u32, reps: usize) -> Result<BfsRow, Error> {
     }
     let profile = DispatchConfig::default().with_profile(true);
     let mut gpu_ms: Vec<f64> = (0..5)
-        .filter_map(|_| run(k64.graph(), &profile).gpu_ns)
+        .filter_map(|_| run(&profile).gpu_ns)
         .map(|ns| ns as f64 / 1e6)
         .collect();
     Ok(BfsRow {

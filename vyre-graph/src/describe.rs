@@ -74,6 +74,11 @@ pub struct Description {
     /// under [`crate::GridStride::Auto`] (when its plain grid has more);
     /// `None` when it always runs its plain grid.
     pub grid_stride: Vec<Option<u32>>,
+    /// Control dispatches a run records besides its nodes: one
+    /// single-invocation dispatch per loop iteration and wherever append
+    /// counts or indirect arguments are worked out on the device (see
+    /// [`RunReport::dispatches`](crate::RunReport::dispatches)).
+    pub control_dispatches: usize,
 }
 
 impl fmt::Display for Description {
@@ -166,6 +171,13 @@ impl fmt::Display for Description {
                 iterations.first().map(nodes).unwrap_or_default()
             )?;
         }
+        if self.control_dispatches > 0 {
+            writeln!(
+                f,
+                "  control dispatches: {} per run (loop gates, count resets and indirect arguments, worked out on the device)",
+                self.control_dispatches
+            )?;
+        }
         for e in &self.edges {
             writeln!(
                 f,
@@ -254,6 +266,7 @@ impl Graph {
                     (l.label.to_string(), iterations)
                 })
                 .collect(),
+            control_dispatches: self.program.steps.groups.len(),
             grid_stride: (0..self.program.spec.fused.len())
                 .map(|g| {
                     self.program

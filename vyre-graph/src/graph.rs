@@ -32,6 +32,12 @@ pub struct RunReport {
     pub cache_entries: usize,
     /// Queue submissions this run made (0 or 1).
     pub submissions: u32,
+    /// Dispatches recorded into the run's compute pass: one per node or
+    /// fused group, plus one control dispatch wherever append counts, loop
+    /// gates or indirect arguments are worked out on the device (at most
+    /// one per loop iteration and one per node sized by a count written in
+    /// its own iteration).
+    pub dispatches: u32,
     /// CPU nanoseconds spent recording the command buffer (encoder creation
     /// to `finish`), for profiling the recording cost per node.
     pub record_ns: u64,
@@ -627,6 +633,7 @@ impl Graph {
             cache_hit: checkout.cache_hit,
             cache_entries: checkout.cache_entries,
             submissions: 0,
+            dispatches: 0,
             record_ns: 0,
             gpu_ns: None,
             dispatch_gpu_ns: Vec::new(),
@@ -663,6 +670,7 @@ impl Graph {
             timer: plan.timer.as_ref().filter(|_| config.profile),
         };
         started.reads_back = crate::record::encode(encoder, gpu, program, plan, &recording);
+        started.report.dispatches = (recording.grids.len() + program.steps.groups.len()) as u32;
         started.report.record_ns = elapsed_ns(record_start);
         started.report.phases.encode_ns = started.report.record_ns;
         Ok(started)

@@ -2,33 +2,42 @@
 //! dispatches (`over count(b)`, `grid indirect(b)`) and loops that stop
 //! themselves (`repeat up to K .. until ..`), all without a host round trip.
 //!
-//! One runtime-owned WGSL module ([`SOURCE`]) does every small step: each
-//! step is one single-invocation dispatch recorded in the same compute pass,
-//! right before the dispatch it serves. A step binds three `array<u32>`:
-//! `src` (the graph buffer it reads or resets: an append buffer's count, a
-//! loop's flag, a grid), `ctl` (its own 64-byte control block: parameters
-//! written when the plan is made, and the indirect arguments it writes) and
-//! `state` (its loop's state: a sticky stopped bit and the iterations that
-//! ran; a zeroed dummy outside loops). The steps:
+//! One runtime-owned WGSL module ([`source`]) does every small step. The
+//! steps recorded before a dispatch run as ONE single-invocation control
+//! dispatch (a [`Group`](crate::steps::Group); more only when they touch
+//! more than [`SLOTS`] graph buffers), in the same compute pass, right
+//! before the dispatch they serve: its invocation walks a table of steps in
+//! its control block, in order. A control dispatch binds `ctl` (its own
+//! control block: a header `[steps, limit]`, one 16-word entry per step
+//! written when the plan is made, the indirect arguments its steps write,
+//! then a gate's per-node arguments), `state` (the plan's loop states, a
+//! sticky stopped bit and the iterations that ran per loop, then one error
+//! word per reporting step) and the graph buffers its steps read or reset
+//! (`s0` to `s5`; an unused slot binds `state` again). The steps:
 //!
-//! * `COUNT`: `ctl[0..3]` = the folded grid of `min(count, capacity)`
-//!   invocations (zero workgroups for zero items, or when the loop stopped);
+//! * `COUNT`: the entry's arguments = the folded grid of
+//!   `min(count, capacity)` invocations (zero workgroups for zero items, or
+//!   when the loop stopped);
 //! * `RESET`: the count set to 0 before a node appends to a buffer some node
 //!   read since the last append (skipped once the loop stopped); a count
 //!   over the capacity is remembered first and reported after the run as
 //!   an overflow, so an overflow in an early loop iteration is never lost;
-//! * `GATE_EMPTY` / `GATE_ZERO`: one per loop iteration, before its first
-//!   node: evaluates the condition, keeps the stopped bit, counts the
-//!   iteration, for `zero` sets the flag to 0, and writes the indirect
-//!   arguments of the iteration's host-sized nodes (their planned grid, or
-//!   zero once stopped);
+//! * `GATE_EMPTY` / `GATE_ZERO`: one per loop iteration, first in the
+//!   control dispatch before its first node: evaluates the condition, keeps
+//!   the stopped bit, counts the iteration, for `zero` sets the flag to 0,
+//!   and writes the indirect arguments of the iteration's host-sized nodes
+//!   (their planned grid, or zero once stopped);
 //! * `GRID`: `grid indirect(b)`: copies `b[0..3]`, or writes zero and an
 //!   error flag when a dimension exceeds the device limit (reported after the
 //!   run, never a silently skipped dispatch).
 //!
-//! After the pass the counts, loop states and error flags are copied into one
-//! small status buffer that is read back with the outputs: overflow and
-//! loop reports cost no extra submission.
+//! So an iteration of a loop whose one node runs `over count(..)` and
+//! appends records two dispatches (the control dispatch: gate, reset and
+//! arguments; then the node), stopped or not.
+//!
+//! After the pass the counts and the loop states with the error flags are
+//! copied into one small status buffer that is read back with the outputs:
+//! overflow and loop reports cost no extra submission.
 //!
 //! The steps are worked out in `steps.rs`; loops' analysis and reports are
 //! in `loops.rs`.
@@ -39,92 +48,159 @@ use crate::launch::LaunchPlan;
 pub(crate) use crate::loops::LoopReport;
 use crate::program::Program;
 use crate::spec::GridFold;
-use crate::steps::{COUNT, CTL_WORDS, RESET, Step, Steps};
+use crate::steps::{COUNT, Group, NONE, RESET, SLOTS, Steps};
 
-/// The control kernel (one entry point; the mode is in the control block).
-pub(crate) const SOURCE: &str = r"
-@group(0) @binding(0) var<storage, read_write> src: array<u32>;
-@group(0) @binding(1) var<storage, read_write> ctl: array<u32>;
-@group(0) @binding(2) var<storage, read_write> state: array<u32>;
+/// The control kernel's source for `slots` graph buffers (1 to
+/// [`SLOTS`]): the bindings and their accessors, then [`BODY`].
+pub(crate) fn source(slots: usize) -> String {
+    use std::fmt::Write as _;
+    let slots = slots.clamp(1, SLOTS);
+    let mut s = String::from(
+        "@group(0) @binding(0) var<storage, read_write> ctl: array<u32>;\n\
+         @group(0) @binding(1) var<storage, read_write> state: array<u32>;\n",
+    );
+    for k in 0..slots {
+        let _ = writeln!(
+            s,
+            "@group(0) @binding({}) var<storage, read_write> s{k}: array<u32>;",
+            k + 2
+        );
+    }
+    // A switch over the slots: WGSL cannot index bindings.
+    let arms = |body: &dyn Fn(usize) -> String| {
+        let mut arms = String::new();
+        for k in 0..slots {
+            let label = if k + 1 == slots {
+                "default".to_string()
+            } else {
+                format!("case {k}u")
+            };
+            let _ = writeln!(arms, "        {label}: {{ {} }}", body(k));
+        }
+        arms
+    };
+    let _ = write!(
+        s,
+        "fn load(slot: u32, i: u32) -> u32 {{\n    switch slot {{\n{}    }}\n}}\n\
+         fn store(slot: u32, i: u32, v: u32) {{\n    switch slot {{\n{}    }}\n}}\n\
+         fn length(slot: u32) -> u32 {{\n    switch slot {{\n{}    }}\n}}\n",
+        arms(&|k| format!("return s{k}[i];")),
+        arms(&|k| format!("s{k}[i] = v;")),
+        arms(&|k| format!("return arrayLength(&s{k});")),
+    );
+    s.push_str(BODY);
+    s
+}
+
+/// The control kernel's body (one entry point, one invocation walking its
+/// table; the mode is in each entry).
+pub(crate) const BODY: &str = r"
+const NONE: u32 = 0xffffffffu;
 
 fn div_ceil(a: u32, b: u32) -> u32 {
     return a / b + select(0u, 1u, a % b != 0u);
 }
 
-fn zero_args() {
-    ctl[0] = 0u; ctl[1] = 0u; ctl[2] = 0u;
+fn set_args(at: u32, x: u32, y: u32, z: u32) {
+    ctl[at] = x; ctl[at + 1u] = y; ctl[at + 2u] = z;
 }
 
 // The host's fold (`grid::fold_grid`): x first, then y, then z.
-fn fold(total: u32, limit: u32) {
-    if total == 0u { zero_args(); return; }
-    if total <= limit { ctl[0] = total; ctl[1] = 1u; ctl[2] = 1u; return; }
+fn fold_grid(at: u32, total: u32, limit: u32) {
+    if total == 0u { set_args(at, 0u, 0u, 0u); return; }
+    if total <= limit { set_args(at, total, 1u, 1u); return; }
     let y = min(div_ceil(total, limit), limit);
     let z = div_ceil(total, limit * y);
-    ctl[0] = limit; ctl[1] = y; ctl[2] = z;
+    set_args(at, limit, y, z);
 }
 
-// A gate writes the arguments of its iteration's host-sized nodes: each
-// has 8 words from word 16, the arguments then the planned grid; zero once
+// An append buffer's capacity: the words past its header, in elements.
+fn capacity(e: u32) -> u32 {
+    let w = length(ctl[e + 1u]);
+    if w > ctl[e + 4u] { return (w - ctl[e + 4u]) / max(ctl[e + 5u], 1u); }
+    return 0u;
+}
+
+fn stopped(lp: u32) -> bool {
+    return lp != NONE && state[2u * lp] != 0u;
+}
+
+// An error found by a step, reported after the run.
+fn raise(e: u32, v: u32) {
+    if ctl[e + 8u] != NONE { state[ctl[e + 8u]] = v; }
+}
+
+// A gate writes the arguments of its iteration's host-sized nodes: 8 words
+// each from ctl[e + 10], the arguments then the planned grid; zero once
 // the loop stopped.
-fn iteration_args() {
-    let running = state[0] == 0u;
-    for (var j = 0u; j < ctl[14]; j = j + 1u) {
-        let at = 16u + 8u * j;
+fn iteration_args(e: u32, running: bool) {
+    for (var j = 0u; j < ctl[e + 9u]; j = j + 1u) {
+        let at = ctl[e + 10u] + 8u * j;
         if running {
-            ctl[at] = ctl[at + 4u]; ctl[at + 1u] = ctl[at + 5u]; ctl[at + 2u] = ctl[at + 6u];
+            set_args(at, ctl[at + 4u], ctl[at + 5u], ctl[at + 6u]);
         } else {
-            ctl[at] = 0u; ctl[at + 1u] = 0u; ctl[at + 2u] = 0u;
+            set_args(at, 0u, 0u, 0u);
         }
+    }
+}
+
+// Entry words: 0 mode, 1 slot, 2 loop, 3 workgroup size, 4 header words,
+// 5 element words, 6 iteration, 7 x-only kernel, 8 error word in state,
+// 9 fixed nodes, 10 their first word, 12..14 the arguments written.
+fn run_step(e: u32, limit: u32) {
+    let mode = ctl[e];
+    let slot = ctl[e + 1u];
+    let lp = ctl[e + 2u];
+    let args = e + 12u;
+    if mode == 0u {
+        // COUNT: min(count, capacity) invocations of workgroup size ctl[e+3].
+        if stopped(lp) { set_args(args, 0u, 0u, 0u); return; }
+        let items = min(load(slot, 0u), capacity(e));
+        let total = div_ceil(items, max(ctl[e + 3u], 1u));
+        if ctl[e + 7u] != 0u && total > limit {
+            // A kernel that may index with x alone: never fold it.
+            set_args(args, 0u, 0u, 0u); raise(e, total); return;
+        }
+        fold_grid(args, total, limit);
+    } else if mode == 2u {
+        // RESET: an overflow is remembered before the count is cleared.
+        if !stopped(lp) {
+            let count = load(slot, 0u);
+            if count > capacity(e) { raise(e, count); }
+            store(slot, 0u, 0u);
+        }
+    } else if mode == 3u {
+        // GATE_EMPTY: stop before an iteration when the count is 0.
+        if !stopped(lp) && load(slot, 0u) == 0u { state[2u * lp] = 1u; }
+        let running = !stopped(lp);
+        if running { state[2u * lp + 1u] = state[2u * lp + 1u] + 1u; }
+        iteration_args(e, running);
+    } else if mode == 4u {
+        // GATE_ZERO: do-while; stop after an iteration that left the flag 0.
+        if !stopped(lp) && ctl[e + 6u] != 0u && load(slot, 0u) == 0u { state[2u * lp] = 1u; }
+        let running = !stopped(lp);
+        if running {
+            state[2u * lp + 1u] = state[2u * lp + 1u] + 1u;
+            store(slot, 0u, 0u);
+        }
+        iteration_args(e, running);
+    } else {
+        // GRID
+        if stopped(lp) { set_args(args, 0u, 0u, 0u); return; }
+        let x = load(slot, 0u); let y = load(slot, 1u); let z = load(slot, 2u);
+        if x > limit || y > limit || z > limit {
+            set_args(args, 0u, 0u, 0u); raise(e, max(max(x, y), z)); return;
+        }
+        set_args(args, x, y, z);
     }
 }
 
 @compute @workgroup_size(1)
 fn main() {
-    let mode = ctl[3];
-    let stopped = state[0] != 0u;
-    let limit = ctl[7];
-    ctl[11] = 0u;
-    if mode == 0u {
-        // COUNT: min(count, capacity) invocations of workgroup size ctl[4].
-        if stopped { zero_args(); return; }
-        let words = arrayLength(&src);
-        var capacity = 0u;
-        if words > ctl[5] { capacity = (words - ctl[5]) / max(ctl[6], 1u); }
-        let items = min(src[0], capacity);
-        let total = div_ceil(items, max(ctl[4], 1u));
-        if ctl[13] != 0u && total > limit {
-            // A kernel that may index with x alone: never fold it.
-            zero_args(); ctl[11] = total; return;
-        }
-        fold(total, limit);
-    } else if mode == 2u {
-        // RESET: an overflow is remembered before the count is cleared.
-        if !stopped {
-            let words = arrayLength(&src);
-            var capacity = 0u;
-            if words > ctl[5] { capacity = (words - ctl[5]) / max(ctl[6], 1u); }
-            if src[0] > capacity { ctl[11] = src[0]; }
-            src[0] = 0u;
-        }
-    } else if mode == 3u {
-        // GATE_EMPTY: stop before an iteration when the count is 0.
-        if !stopped && src[0] == 0u { state[0] = 1u; }
-        if state[0] == 0u { state[1] = state[1] + 1u; }
-        iteration_args();
-    } else if mode == 4u {
-        // GATE_ZERO: do-while; stop after an iteration that left the flag 0.
-        if !stopped && ctl[12] != 0u && src[0] == 0u { state[0] = 1u; }
-        if state[0] == 0u { state[1] = state[1] + 1u; src[0] = 0u; }
-        iteration_args();
-    } else {
-        // GRID
-        if stopped { zero_args(); return; }
-        let x = src[0]; let y = src[1]; let z = src[2];
-        if x > limit || y > limit || z > limit {
-            zero_args(); ctl[11] = max(max(x, y), z); return;
-        }
-        ctl[0] = x; ctl[1] = y; ctl[2] = z;
+    let steps = ctl[0];
+    let limit = ctl[1];
+    for (var k = 0u; k < steps; k = k + 1u) {
+        run_step(4u + 16u * k, limit);
     }
 }
 ";
@@ -133,6 +209,8 @@ fn main() {
 pub(crate) struct Control {
     layout: wgpu::BindGroupLayout,
     pipeline: wgpu::ComputePipeline,
+    /// Graph buffers it binds: the most any control dispatch needs.
+    slots: usize,
 }
 
 impl Control {
@@ -146,6 +224,14 @@ impl Control {
         if steps.steps.is_empty() {
             return Ok(None);
         }
+        // Fewer bindings, cheaper dispatches (measured on lavapipe).
+        let slots = steps
+            .groups
+            .iter()
+            .map(|g| g.srcs.len())
+            .max()
+            .unwrap_or(1)
+            .clamp(1, SLOTS);
         let device = gpu.device();
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let entry = |binding| wgpu::BindGroupLayoutEntry {
@@ -160,7 +246,7 @@ impl Control {
         };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("vyre control"),
-            entries: &[entry(0), entry(1), entry(2)],
+            entries: &(0..2 + slots as u32).map(entry).collect::<Vec<_>>(),
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("vyre control"),
@@ -169,7 +255,7 @@ impl Control {
         });
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("vyre control"),
-            source: wgpu::ShaderSource::Wgsl(SOURCE.into()),
+            source: wgpu::ShaderSource::Wgsl(source(slots).into()),
         });
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("vyre control"),
@@ -186,16 +272,23 @@ impl Control {
                 message: format!("{error}; please report this"),
             });
         }
-        Ok(Some(Control { layout, pipeline }))
+        Ok(Some(Control {
+            layout,
+            pipeline,
+            slots,
+        }))
     }
 }
 
-/// A plan's control resources: a control block per step, a state per loop
-/// (and a zeroed one for steps outside loops), their bind groups, and the
-/// status read back after the run.
+/// A plan's control resources: a control block per control dispatch, the
+/// loop states and error words, their bind groups, and the status read
+/// back after the run.
 pub(crate) struct ControlPlan {
     ctl: Vec<wgpu::Buffer>,
-    states: Vec<wgpu::Buffer>,
+    /// Per loop (stopped, iterations), then an error word per reporting
+    /// step: copied into the status as a whole.
+    state: wgpu::Buffer,
+    state_bytes: u64,
     bind_groups: Vec<wgpu::BindGroup>,
     /// Counts, then loop states (stopped, iterations), then error flags.
     pub(crate) status: wgpu::Buffer,
@@ -207,7 +300,7 @@ impl ControlPlan {
     pub(crate) fn buffers(&self) -> impl Iterator<Item = &wgpu::Buffer> {
         self.ctl
             .iter()
-            .chain(&self.states)
+            .chain(std::iter::once(&self.state))
             .chain(std::iter::once(&self.status))
     }
 }
@@ -220,36 +313,33 @@ pub(crate) fn build(gpu: &Gpu, program: &Program, plan: &LaunchPlan) -> Option<C
     }
     let max = gpu.limits().max_compute_workgroups_per_dimension;
     let ctl: Vec<wgpu::Buffer> = steps
-        .steps
+        .groups
         .iter()
-        .map(|step| {
+        .map(|group| {
             let buffer = gpu.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("vyre control block"),
-                size: (step.words() * 4) as u64,
+                size: (group.words * 4) as u64,
                 usage: wgpu::BufferUsages::STORAGE
                     | wgpu::BufferUsages::INDIRECT
-                    | wgpu::BufferUsages::COPY_DST
-                    | wgpu::BufferUsages::COPY_SRC,
+                    | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            let words = control_block(program, plan, step, max);
+            let words = control_block(program, plan, group, max);
             gpu.write_buffer(&buffer, 0, bytemuck::cast_slice(&words));
             buffer
         })
         .collect();
-    let states: Vec<wgpu::Buffer> = (0..=program.spec.loops.len())
-        .map(|_| {
-            gpu.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("vyre loop state"),
-                size: 16,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_DST
-                    | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            })
-        })
-        .collect();
-    let words = steps.appends.len() + 2 * program.spec.loops.len() + steps.reporting.len();
+    let state_words = 2 * program.spec.loops.len() + steps.reporting.len();
+    let state_bytes = (state_words * 4) as u64;
+    let state = gpu.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("vyre loop state"),
+        size: state_bytes.max(16),
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let words = steps.appends.len() + state_words;
     let status_bytes = (words.max(1) * 4) as u64;
     let status = gpu.create_buffer(&wgpu::BufferDescriptor {
         label: Some("vyre status"),
@@ -259,35 +349,52 @@ pub(crate) fn build(gpu: &Gpu, program: &Program, plan: &LaunchPlan) -> Option<C
     });
     let mut control = ControlPlan {
         ctl,
-        states,
+        state,
+        state_bytes,
         bind_groups: Vec::new(),
         status,
         status_bytes,
     };
-    control.bind_groups = (0..steps.steps.len())
-        .map(|s| bind_group(gpu, program, plan, &control, s))
+    control.bind_groups = (0..steps.groups.len())
+        .map(|g| bind_group(gpu, program, plan, &control, g))
         .collect();
     Some(control)
 }
 
-/// The parameters of one step's control block.
-fn control_block(program: &Program, plan: &LaunchPlan, step: &Step, max: u32) -> Vec<u32> {
-    let mut w = vec![0u32; step.words()];
-    w[3] = step.mode;
-    w[4] = program.dispatch_workgroup_size(step.dispatch)[0];
-    if let Some(b) = step.src.and_then(|b| program.spec.buffers.get(b)) {
-        w[5] = b.header_bytes / 4;
-        w[6] = (b.element_size / 4).max(1);
-    }
-    w[7] = max;
-    w[12] = step.iteration;
-    let kernel = &program.spec.kernels[program.dispatch(step.dispatch).kernel];
-    w[13] = u32::from(kernel.fold == GridFold::XOnly);
-    w[14] = step.fixed.len() as u32;
-    for (j, &d) in step.fixed.iter().enumerate() {
-        if let Some(grid) = plan.grids.get(d) {
-            let at = CTL_WORDS + 8 * j + 4;
-            w[at..at + 3].copy_from_slice(grid);
+/// The control block of one control dispatch: its header, a table entry per
+/// step (see [`source`]) and the gates' planned grids.
+fn control_block(program: &Program, plan: &LaunchPlan, group: &Group, max: u32) -> Vec<u32> {
+    let steps = &program.steps;
+    let loops = program.spec.loops.len();
+    let mut w = vec![0u32; group.words];
+    w[0] = group.steps.len() as u32;
+    w[1] = max;
+    for &s in &group.steps {
+        let step = &steps.steps[s];
+        let e = &mut w[step.entry..step.entry + crate::steps::ENTRY_WORDS];
+        e[0] = step.mode;
+        e[1] = step.slot;
+        e[2] = step.lp.map_or(NONE, |l| l as u32);
+        e[3] = program.dispatch_workgroup_size(step.dispatch)[0];
+        if let Some(b) = step.src.and_then(|b| program.spec.buffers.get(b)) {
+            e[4] = b.header_bytes / 4;
+            e[5] = (b.element_size / 4).max(1);
+        }
+        e[6] = step.iteration;
+        let kernel = &program.spec.kernels[program.dispatch(step.dispatch).kernel];
+        e[7] = u32::from(kernel.fold == GridFold::XOnly);
+        e[8] = steps
+            .reporting
+            .iter()
+            .position(|&r| r == s)
+            .map_or(NONE, |r| (2 * loops + r) as u32);
+        e[9] = step.fixed.len() as u32;
+        e[10] = step.fixed_at as u32;
+        for (j, &d) in step.fixed.iter().enumerate() {
+            if let Some(grid) = plan.grids.get(d) {
+                let at = step.fixed_at + 8 * j + 4;
+                w[at..at + 3].copy_from_slice(grid);
+            }
         }
     }
     w
@@ -298,60 +405,63 @@ fn bind_group(
     program: &Program,
     plan: &LaunchPlan,
     control: &ControlPlan,
-    s: usize,
+    g: usize,
 ) -> wgpu::BindGroup {
-    let step = &program.steps.steps[s];
-    let state = &control.states[step.lp.unwrap_or(program.spec.loops.len())];
+    let group = &program.steps.groups[g];
     fn whole(buffer: &wgpu::Buffer) -> wgpu::BindingResource<'_> {
         wgpu::BindingResource::Buffer(buffer.as_entire_buffer_binding())
     }
-    let src = match step.src {
-        Some(b) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-            buffer: plan.buffer_of(program, b),
-            offset: 0,
-            size: plan.binding_size(program, b),
-        }),
-        None => whole(state),
-    };
-    let Some(layout) = program.control.as_ref().map(|c| &c.layout) else {
+    let Some((layout, slots)) = program.control.as_ref().map(|c| (&c.layout, c.slots)) else {
         unreachable!("a program with steps has a control pipeline")
     };
+    let mut entries = vec![
+        wgpu::BindGroupEntry {
+            binding: 0,
+            resource: whole(&control.ctl[g]),
+        },
+        wgpu::BindGroupEntry {
+            binding: 1,
+            resource: whole(&control.state),
+        },
+    ];
+    for k in 0..slots {
+        // An unused slot binds the loop states again (never read there).
+        let resource = match group.srcs.get(k) {
+            Some(&b) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: plan.buffer_of(program, b),
+                offset: 0,
+                size: plan.binding_size(program, b),
+            }),
+            None => whole(&control.state),
+        };
+        entries.push(wgpu::BindGroupEntry {
+            binding: 2 + k as u32,
+            resource,
+        });
+    }
     gpu.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("vyre control"),
         layout,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: src,
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: whole(&control.ctl[s]),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: whole(state),
-            },
-        ],
+        entries: &entries,
     })
 }
 
-/// Rebuilds the bind groups of steps that read buffer `b` (a resident input
-/// now bound in place, or back at the plan's own buffer).
+/// Rebuilds the bind groups of control dispatches that bind buffer `b` (a
+/// resident input now bound in place, or back at the plan's own buffer).
 pub(crate) fn rebind(gpu: &Gpu, program: &Program, plan: &mut LaunchPlan, b: usize) {
     let Some(control) = plan.control.take() else {
         return;
     };
     let mut control = control;
-    for (s, step) in program.steps.steps.iter().enumerate() {
-        if step.src == Some(b) {
-            control.bind_groups[s] = bind_group(gpu, program, plan, &control, s);
+    for (g, group) in program.steps.groups.iter().enumerate() {
+        if group.srcs.contains(&b) {
+            control.bind_groups[g] = bind_group(gpu, program, plan, &control, g);
         }
     }
     plan.control = Some(control);
 }
 
-/// Before the pass: counts and loop states start at 0.
+/// Before the pass: counts, loop states and error words start at 0.
 pub(crate) fn encode_start(
     encoder: &mut wgpu::CommandEncoder,
     program: &Program,
@@ -363,13 +473,14 @@ pub(crate) fn encode_start(
     for &b in &program.steps.appends {
         encoder.clear_buffer(plan.buffer_of(program, b), 0, Some(4));
     }
-    for state in &control.states {
-        encoder.clear_buffer(state, 0, None);
+    if control.state_bytes > 0 {
+        encoder.clear_buffer(&control.state, 0, None);
     }
 }
 
-/// Records the steps before dispatch `d`; returns the buffer (and byte
-/// offset) of its indirect arguments when it is dispatched indirectly.
+/// Records the control dispatches before dispatch `d`; returns the buffer
+/// (and byte offset) of its indirect arguments when it is dispatched
+/// indirectly.
 pub(crate) fn encode_before<'p>(
     pass: &mut wgpu::ComputePass<'_>,
     program: &Program,
@@ -381,8 +492,8 @@ pub(crate) fn encode_before<'p>(
     let range = program.steps.before.get(d)?.clone();
     if !range.is_empty() {
         pass.set_pipeline(pipeline);
-        for s in range {
-            pass.set_bind_group(0, &control.bind_groups[s], &[]);
+        for g in range {
+            pass.set_bind_group(0, &control.bind_groups[g], &[]);
             pass.dispatch_workgroups(1, 1, 1);
         }
     }
@@ -392,10 +503,11 @@ pub(crate) fn encode_before<'p>(
         .get(d)
         .copied()
         .flatten()
-        .map(|(s, offset)| (&control.ctl[s], offset))
+        .map(|(g, offset)| (&control.ctl[g], offset))
 }
 
-/// After the pass: counts, loop states and error flags into the status.
+/// After the pass: counts, then loop states and error flags, into the
+/// status.
 pub(crate) fn encode_status(
     encoder: &mut wgpu::CommandEncoder,
     program: &Program,
@@ -409,13 +521,8 @@ pub(crate) fn encode_status(
         encoder.copy_buffer_to_buffer(plan.buffer_of(program, b), 0, &control.status, at, 4);
         at += 4;
     }
-    for state in &control.states[..program.spec.loops.len()] {
-        encoder.copy_buffer_to_buffer(state, 0, &control.status, at, 8);
-        at += 8;
-    }
-    for &s in &program.steps.reporting {
-        encoder.copy_buffer_to_buffer(&control.ctl[s], 44, &control.status, at, 4);
-        at += 4;
+    if control.state_bytes > 0 {
+        encoder.copy_buffer_to_buffer(&control.state, 0, &control.status, at, control.state_bytes);
     }
 }
 
@@ -494,4 +601,43 @@ pub(crate) fn finish(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The control kernel compiles for every number of slots a graph can
+    /// need, each slot reachable through its own switch arm.
+    #[test]
+    fn the_control_kernel_compiles_for_one_to_six_slots() {
+        let gpu = match Gpu::new() {
+            Ok(gpu) => gpu,
+            Err(e) => panic!("no GPU for this test: {e}"),
+        };
+        for slots in 1..=SLOTS {
+            let text = source(slots);
+            for k in 0..slots {
+                assert!(text.contains(&format!("return s{k}[i];")), "{text}");
+            }
+            assert!(!text.contains(&format!("s{slots}")), "{text}");
+            let device = gpu.device();
+            let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("vyre control test"),
+                source: wgpu::ShaderSource::Wgsl(text.into()),
+            });
+            let _pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("vyre control test"),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: wgpu::PipelineCompilationOptions::default(),
+                cache: None,
+            });
+            if let Some(error) = pollster::block_on(scope.pop()) {
+                panic!("{slots} slots: {error}");
+            }
+        }
+    }
 }

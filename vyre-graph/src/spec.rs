@@ -831,12 +831,17 @@ impl GraphSpec {
     /// The key that decides which intermediates may share a device slot
     /// ([`vyre_analysis::analyse_keyed`]): 0 for every buffer; for a
     /// texture, one more than the index of the first texture of the same
-    /// format, width and height (a texture never shares with a buffer).
+    /// format, width and height (a texture never shares with a buffer);
+    /// `u64::MAX - i` for append buffer `i`, which never shares (the runtime
+    /// clears its count when the run starts and reads it after the pass, so
+    /// its memory must hold nothing else in the meantime).
     #[must_use]
     pub fn alias_keys(&self) -> Vec<u64> {
         self.buffers
             .iter()
-            .map(|b| match &b.texture {
+            .enumerate()
+            .map(|(i, b)| match &b.texture {
+                None if b.append.is_some() => u64::MAX - i as u64,
                 None => 0,
                 Some(t) => {
                     let first = self

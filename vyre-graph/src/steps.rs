@@ -3,28 +3,57 @@
 //! dispatch, a loop iteration's gate, the count resets its appends need,
 //! and the step that writes its indirect arguments. Which steps report an
 //! error after the run is decided here too.
+//!
+//! The steps before a dispatch are then packed into control dispatches
+//! ([`Group`]): one invocation runs a group's steps in order from a table
+//! in its control block, so an iteration of a loop costs one control
+//! dispatch and its node, not one dispatch per step. A later node's steps
+//! join its iteration's first control dispatch when no dispatch in between
+//! writes (for a reset: uses) their buffer. A group binds at most
+//! [`SLOTS`] graph buffers; a step list needing more is split.
 
 use std::ops::Range;
 
 use crate::program::Dispatch;
 use crate::spec::{DispatchSize, GraphSpec, GridFold, Until};
 
-/// Control-kernel modes (`ctl[3]`; see `indirect::SOURCE`).
+/// Control-kernel modes (word 0 of a step's entry; see `indirect::BODY`).
 pub(crate) const COUNT: u32 = 0;
 pub(crate) const RESET: u32 = 2;
 pub(crate) const GATE_EMPTY: u32 = 3;
 pub(crate) const GATE_ZERO: u32 = 4;
 pub(crate) const GRID: u32 = 5;
 
-/// Words in a control block (a gate's has 8 more per host-sized node of
-/// its iteration).
-pub(crate) const CTL_WORDS: usize = 16;
+/// Words of a control block's header (`[steps, limit, 0, 0]`).
+pub(crate) const HEAD_WORDS: usize = 4;
+/// Words of one step's entry in a control block's table.
+pub(crate) const ENTRY_WORDS: usize = 16;
+/// Word of an entry where a step writes indirect arguments (x, y, z).
+pub(crate) const ARGS_WORD: usize = 12;
+/// Graph buffers one control dispatch binds (with its control block and
+/// the loop states: 8 storage buffers, WebGPU's default limit).
+pub(crate) const SLOTS: usize = 6;
+/// "No loop" / "no error flag" in a control block.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// One control dispatch: its steps, and the graph buffers it binds.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Group {
+    /// Its steps, in the order they run.
+    pub(crate) steps: Vec<usize>,
+    /// Graph buffers bound as `s0..`, each once.
+    pub(crate) srcs: Vec<usize>,
+    /// Words of its control block: header, table, then the gates' fixed
+    /// arguments (8 words per host-sized node).
+    pub(crate) words: usize,
+}
 
 /// One control step.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Step {
     pub(crate) mode: u32,
-    /// The graph buffer bound as `src` (none: the loop state again).
+    /// The graph buffer it reads or resets (every step has one; a step
+    /// without one would read slot 0).
     pub(crate) src: Option<usize>,
     /// Its loop.
     pub(crate) lp: Option<usize>,
@@ -34,21 +63,24 @@ pub(crate) struct Step {
     pub(crate) iteration: u32,
     /// A gate's host-sized dispatches, whose arguments it writes.
     pub(crate) fixed: Vec<usize>,
-}
-
-impl Step {
-    pub(crate) fn words(&self) -> usize {
-        CTL_WORDS + 8 * self.fixed.len()
-    }
+    /// Its control dispatch, its entry's first word in that group's
+    /// control block, and its `src`'s slot there (set by `pack`).
+    pub(crate) group: usize,
+    pub(crate) entry: usize,
+    pub(crate) slot: u32,
+    /// A gate's first word of fixed arguments in its control block.
+    pub(crate) fixed_at: usize,
 }
 
 /// The steps of a program, worked out once from its spec.
 #[derive(Debug, Default)]
 pub(crate) struct Steps {
     pub(crate) steps: Vec<Step>,
-    /// Steps recorded before each dispatch.
+    /// Control dispatches, in recording order.
+    pub(crate) groups: Vec<Group>,
+    /// Control dispatches recorded before each dispatch.
     pub(crate) before: Vec<Range<usize>>,
-    /// The step whose control block holds each dispatch's indirect
+    /// The control dispatch whose block holds each dispatch's indirect
     /// arguments, and their byte offset in it.
     pub(crate) args: Vec<Option<(usize, u64)>>,
     /// Append buffers, in buffer order.
@@ -95,17 +127,35 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
             *slot = Some(d);
         }
     }
+    // Where each dispatch's arguments are written: by a step, or by a
+    // gate as its j-th host-sized node.
+    let mut at: Vec<Option<(usize, Option<usize>)>> = vec![None; dispatches.len()];
     // Whether some node read each buffer since its last append.
     let mut read_since = vec![false; spec.buffers.len()];
+    // The steps recorded before each dispatch, the buffers each dispatch
+    // binds or is sized by, and those it writes.
+    let mut lists: Vec<Vec<usize>> = vec![Vec::new(); dispatches.len()];
+    let mut touches: Vec<Vec<usize>> = vec![Vec::new(); dispatches.len()];
+    let mut writes: Vec<Vec<usize>> = vec![Vec::new(); dispatches.len()];
     for (d, dispatch) in dispatches.iter().enumerate() {
-        let start = out.steps.len();
         let (node, lp) = match *dispatch {
             Dispatch::Node(n) => (spec.nodes.get(n), loop_of(spec, n).map(|l| (n, l))),
             Dispatch::Fused(g) => (spec.fused.get(g).map(|g| &g.dispatch), None),
         };
         let Some(node) = node else {
-            out.before.push(start..start);
             continue;
+        };
+        // A step of a later node of a loop iteration joins the iteration's
+        // first control dispatch when no dispatch in between writes its
+        // buffer (a reset: touches it at all): one control dispatch per
+        // iteration where possible.
+        let first = lp.and_then(|(_, (l, i))| {
+            let it = spec.loops[l].iterations[i];
+            node_dispatch.get(it.first_node).copied().flatten()
+        });
+        let home = |src: usize, by: &[Vec<usize>]| match first {
+            Some(d0) if d0 <= d && (d0..d).all(|e| !by[e].contains(&src)) => d0,
+            _ => d,
         };
         // A loop iteration starts with its gate.
         if let Some((n, (l, i))) = lp {
@@ -124,7 +174,7 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
                     .collect();
                 let gate = out.steps.len();
                 for (j, &f) in fixed.iter().enumerate() {
-                    out.args[f] = Some((gate, ((CTL_WORDS + 8 * j) * 4) as u64));
+                    at[f] = Some((gate, Some(j)));
                 }
                 out.steps.push(Step {
                     mode: match lspec.until {
@@ -136,7 +186,9 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
                     dispatch: d,
                     iteration: i as u32,
                     fixed,
+                    ..Step::default()
                 });
+                lists[d].push(gate);
                 read_since[it.buffer] = true;
             }
         }
@@ -150,9 +202,9 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
                     src: Some(u.buffer),
                     lp: loop_index,
                     dispatch: d,
-                    iteration: 0,
-                    fixed: Vec::new(),
+                    ..Step::default()
                 });
+                lists[home(u.buffer, &touches)].push(out.steps.len() - 1);
                 // An overflow before the reset is reported too.
                 out.reporting.push(out.steps.len() - 1);
                 read_since[u.buffer] = false;
@@ -174,13 +226,15 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
                 src,
                 lp: loop_index,
                 dispatch: d,
-                iteration: 0,
-                fixed: Vec::new(),
+                ..Step::default()
             });
+            if let Some(b) = src {
+                lists[home(b, &writes)].push(out.steps.len() - 1);
+            }
             if reports {
                 out.reporting.push(out.steps.len() - 1);
             }
-            out.args[d] = Some((out.steps.len() - 1, 0));
+            at[d] = Some((out.steps.len() - 1, None));
         }
         for u in &uses {
             if !u.access.writes() {
@@ -190,7 +244,74 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
         if let Some(b) = node.size.device_source() {
             read_since[b] = true;
         }
-        out.before.push(start..out.steps.len());
+        touches[d] = uses.iter().map(|u| u.buffer).collect();
+        writes[d] = uses
+            .iter()
+            .filter(|u| u.access.writes())
+            .map(|u| u.buffer)
+            .collect();
+        touches[d].extend(node.size.device_source());
     }
+    pack(&mut out, &lists);
+    out.args = at
+        .iter()
+        .map(|a| {
+            a.map(|(s, j)| {
+                let step = &out.steps[s];
+                let word = match j {
+                    Some(j) => step.fixed_at + 8 * j,
+                    None => step.entry + ARGS_WORD,
+                };
+                (step.group, (word * 4) as u64)
+            })
+        })
+        .collect();
     out
+}
+
+/// Packs the steps before each dispatch (`lists`) into control dispatches
+/// (a new one when a step's buffer would be the group's `SLOTS + 1`-th),
+/// lays out their control blocks, and sets `before`.
+fn pack(out: &mut Steps, lists: &[Vec<usize>]) {
+    let mut before = Vec::with_capacity(lists.len());
+    for list in lists {
+        let first = out.groups.len();
+        for &s in list {
+            let src = out.steps[s].src;
+            let fits = out.groups[first..]
+                .last()
+                .is_some_and(|g| src.is_none_or(|b| g.srcs.contains(&b) || g.srcs.len() < SLOTS));
+            if !fits {
+                out.groups.push(Group::default());
+            }
+            let g = out.groups.len() - 1;
+            let group = &mut out.groups[g];
+            group.steps.push(s);
+            let slot = match src {
+                Some(b) => match group.srcs.iter().position(|&x| x == b) {
+                    Some(k) => k,
+                    None => {
+                        group.srcs.push(b);
+                        group.srcs.len() - 1
+                    }
+                },
+                None => 0,
+            };
+            let step = &mut out.steps[s];
+            step.group = g;
+            step.slot = slot as u32;
+        }
+        before.push(first..out.groups.len());
+    }
+    out.before = before;
+    for group in &mut out.groups {
+        let mut fixed_at = HEAD_WORDS + ENTRY_WORDS * group.steps.len();
+        for (k, &s) in group.steps.iter().enumerate() {
+            let step = &mut out.steps[s];
+            step.entry = HEAD_WORDS + ENTRY_WORDS * k;
+            step.fixed_at = fixed_at;
+            fixed_at += 8 * step.fixed.len();
+        }
+        group.words = fixed_at;
+    }
 }

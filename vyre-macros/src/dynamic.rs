@@ -2,6 +2,8 @@
 //!
 //! * `append hits[CAP];` and `append hits[CAP] grow;`: an append buffer
 //!   (read back as a `Vec` truncated to its count);
+//!   `append intermediate hits[CAP];`: one that stays on the device (never
+//!   read back, not in the outputs);
 //! * `over count(hits)`: a node sized by an append buffer's count on the
 //!   device; `grid indirect(args)`: a grid read from a buffer;
 //! * `repeat up to K as i until empty(b) { .. }` and
@@ -14,6 +16,7 @@ use syn::parse::ParseStream;
 use syn::{Ident, LitInt};
 
 use crate::input::BufferRef;
+use vyre_analysis::BufferClass;
 
 /// `append` (and `grow`) on a buffer declaration.
 #[derive(Clone, Debug)]
@@ -38,6 +41,30 @@ pub struct UntilDecl {
     pub zero: bool,
     /// The buffer.
     pub target: BufferRef,
+}
+
+/// Parses what follows `append` before the name: `intermediate` for an
+/// append buffer that stays on the device (class `Intermediate`), nothing
+/// for one read back (class `Output`). A buffer may still be called
+/// `intermediate` (`append intermediate[n];`).
+pub fn parse_append_class(input: ParseStream) -> syn::Result<BufferClass> {
+    let fork = input.fork();
+    let (Ok(word), Ok(_name)) = (fork.parse::<Ident>(), fork.parse::<Ident>()) else {
+        return Ok(BufferClass::Output);
+    };
+    match word.to_string().as_str() {
+        "intermediate" => {
+            let _: Ident = input.parse()?;
+            Ok(BufferClass::Intermediate)
+        }
+        "input" | "inout" | "output" | "uniform" => Err(syn::Error::new(
+            word.span(),
+            format!(
+                "an append buffer is written by the graph's kernels and read back by default; `append {word}` is not a kind of buffer: write `append name[CAP];` for one read back after the run, or `append intermediate name[CAP];` for one that stays on the device"
+            ),
+        )),
+        _ => Ok(BufferClass::Output),
+    }
 }
 
 /// Parses an optional `grow` after a buffer's length; `append` says whether

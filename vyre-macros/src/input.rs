@@ -100,7 +100,8 @@ pub struct BufferDecl {
     /// `Some` for a texture (`input texture t[w, h] rgba8unorm;`) or a
     /// sampler (`sampler s = linear clamp;`).
     pub texture: Option<crate::textures::TextureDecl>,
-    /// `append name[CAP] [grow];`: an append buffer (class `Output`).
+    /// `append [intermediate] name[CAP] [grow];`: an append buffer (class
+    /// `Output`, or `Intermediate` when it stays on the device).
     pub append: Option<crate::dynamic::AppendDecl>,
 }
 
@@ -520,7 +521,7 @@ fn parse_item(input: ParseStream, graph: &mut GraphInput, in_repeat: bool) -> sy
         }
         "input" | "inout" | "intermediate" | "output" | "uniform" | "append" => {
             let class = match word.as_str() {
-                "append" => BufferClass::Output,
+                "append" => crate::dynamic::parse_append_class(input)?,
                 "input" => BufferClass::Input,
                 "inout" => BufferClass::InOut,
                 "intermediate" => BufferClass::Intermediate,

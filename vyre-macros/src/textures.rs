@@ -393,7 +393,7 @@ pub fn check_decl(decl: &BufferDecl, native: bool) -> Vec<syn::Error> {
 /// Alias keys for `vyre_analysis::analyse_keyed`, exactly as
 /// `GraphSpec::alias_keys` computes them at run time: 0 for a buffer, one
 /// more than the index of the first resource of the same kind, format and
-/// size otherwise.
+/// size otherwise; a key of its own for an append buffer (never shared).
 pub fn alias_keys(decls: &[BufferDecl]) -> Vec<u64> {
     let key = |d: &BufferDecl| {
         d.texture.as_ref().map(|t| match t {
@@ -411,7 +411,9 @@ pub fn alias_keys(decls: &[BufferDecl]) -> Vec<u64> {
     };
     decls
         .iter()
-        .map(|d| match key(d) {
+        .enumerate()
+        .map(|(i, d)| match key(d) {
+            None if d.append.is_some() => u64::MAX - i as u64,
             None => 0,
             Some(k) => {
                 let first = decls
