@@ -233,7 +233,7 @@ impl Control {
             .unwrap_or(1)
             .clamp(1, SLOTS);
         let device = gpu.device();
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let scope = gpu.catch_errors();
         let entry = |binding| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::COMPUTE,
@@ -266,7 +266,7 @@ impl Control {
             cache: None,
         });
         gpu.count_pipeline();
-        if let Some(error) = pollster::block_on(scope.pop()) {
+        if let Some(error) = scope.pop_now() {
             return Err(BackendError::KernelCompileFailed {
                 kernel: "vyre control (runtime-generated)".to_string(),
                 message: format!("{error}; please report this"),
