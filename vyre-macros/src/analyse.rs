@@ -1082,15 +1082,14 @@ impl Ctx<'_> {
                     });
                 }
                 node_bindings.push((binding.group, binding.binding, bi));
-                let entry = by_buffer.entry(bi).or_insert((binding.access, Vec::new()));
-                entry.0 = entry.0.union(binding.access);
-                entry.1.push((binding.name.clone(), binding.kind));
-                node_sites.entry(bi).or_insert(UseSite {
+                record_use(
+                    &mut by_buffer,
+                    &mut node_sites,
+                    bi,
+                    binding,
+                    binding.access,
                     span,
-                    binding: binding.name.clone(),
-                    kind: binding.kind,
-                    wgsl_type: binding.wgsl_type.clone(),
-                });
+                );
                 continue;
             }
             // Uniform buffers bind to uniforms, everything else to storage.
@@ -1186,15 +1185,7 @@ impl Ctx<'_> {
             // Append buffers: the count's contract (`append.rs`); appending
             // to an input is one error, not also a write to a read-only one.
             let access = crate::append::check_binding(bdecl, binding, span, &in_iteration, diag);
-            let entry = by_buffer.entry(bi).or_insert((access, Vec::new()));
-            entry.0 = entry.0.union(access);
-            entry.1.push((binding.name.clone(), binding.kind));
-            node_sites.entry(bi).or_insert(UseSite {
-                span,
-                binding: binding.name.clone(),
-                kind: binding.kind,
-                wgsl_type: binding.wgsl_type.clone(),
-            });
+            record_use(&mut by_buffer, &mut node_sites, bi, binding, access, span);
         }
         // A linear sampler may only filter a filterable format.
         for (span, message) in crate::textures::check_sampling(
@@ -1630,4 +1621,26 @@ pub fn stub_types(
         })
         .collect();
     StubTypes { outputs, structs }
+}
+
+/// A node's use of buffer `bi` through `binding`: the union of its accesses
+/// and the bindings it goes through, and the first place it does so (for
+/// messages).
+fn record_use(
+    by_buffer: &mut HashMap<usize, (Access, Vec<(String, BindingKind)>)>,
+    node_sites: &mut HashMap<usize, UseSite>,
+    bi: usize,
+    binding: &ReflectedBinding,
+    access: Access,
+    span: Span,
+) {
+    let entry = by_buffer.entry(bi).or_insert((access, Vec::new()));
+    entry.0 = entry.0.union(access);
+    entry.1.push((binding.name.clone(), binding.kind));
+    node_sites.entry(bi).or_insert(UseSite {
+        span,
+        binding: binding.name.clone(),
+        kind: binding.kind,
+        wgsl_type: binding.wgsl_type.clone(),
+    });
 }

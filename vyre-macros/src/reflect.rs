@@ -382,14 +382,8 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
                             },
                             _ => Access::Read,
                         };
-                        if let Some(other) = seen.insert((rb.group, rb.binding), gname.clone()) {
-                            errors.push(syn::Error::new(
-                                name.span(),
-                                format!(
-                                    "kernel `{name}`: `{other}` and `{gname}` both use group {}, binding {}",
-                                    rb.group, rb.binding
-                                ),
-                            ));
+                        if let Some(error) = claim_slot(&mut seen, rb, &gname, &name) {
+                            errors.push(error);
                             continue;
                         }
                         bindings.push(ReflectedBinding {
@@ -431,14 +425,8 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
                 continue;
             }
         };
-        if let Some(other) = seen.insert((rb.group, rb.binding), gname.clone()) {
-            errors.push(syn::Error::new(
-                name.span(),
-                format!(
-                    "kernel `{name}`: `{other}` and `{gname}` both use group {}, binding {}",
-                    rb.group, rb.binding
-                ),
-            ));
+        if let Some(error) = claim_slot(&mut seen, rb, &gname, &name) {
+            errors.push(error);
             continue;
         }
         let wgsl_type = converter.wgsl(global.ty);
@@ -688,6 +676,24 @@ pub fn reflect(kernel: ValidatedKernel) -> Result<KernelInterface, Vec<syn::Erro
         module,
         info,
     })
+}
+
+/// Record that `gname` uses `rb`'s group and binding, or the error when
+/// another global of kernel `name` already does.
+fn claim_slot(
+    seen: &mut HashMap<(u32, u32), String>,
+    rb: &naga::ResourceBinding,
+    gname: &str,
+    name: &syn::Ident,
+) -> Option<syn::Error> {
+    let other = seen.insert((rb.group, rb.binding), gname.to_owned())?;
+    Some(syn::Error::new(
+        name.span(),
+        format!(
+            "kernel `{name}`: `{other}` and `{gname}` both use group {}, binding {}",
+            rb.group, rb.binding
+        ),
+    ))
 }
 
 /// The WGSL declaration of each generated struct (`XHeader` maps to `X`).
