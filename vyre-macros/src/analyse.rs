@@ -1025,7 +1025,7 @@ impl Ctx<'_> {
             None => String::new(),
         };
         let mut node_bindings = Vec::new();
-        let mut by_buffer: HashMap<usize, (Access, Vec<(String, BindingKind)>)> = HashMap::new();
+        let mut by_buffer: BufferUses = HashMap::new();
         let mut node_sites: HashMap<usize, UseSite> = HashMap::new();
         for arg in &decl.args {
             let Some(binding) = kernel.binding(&arg.binding.to_string()) else {
@@ -1623,11 +1623,15 @@ pub fn stub_types(
     StubTypes { outputs, structs }
 }
 
+/// Per buffer a node binds: its accesses together, and each binding it goes
+/// through (name, kind).
+type BufferUses = HashMap<usize, (Access, Vec<(String, BindingKind)>)>;
+
 /// A node's use of buffer `bi` through `binding`: the union of its accesses
 /// and the bindings it goes through, and the first place it does so (for
 /// messages).
 fn record_use(
-    by_buffer: &mut HashMap<usize, (Access, Vec<(String, BindingKind)>)>,
+    by_buffer: &mut BufferUses,
     node_sites: &mut HashMap<usize, UseSite>,
     bi: usize,
     binding: &ReflectedBinding,
