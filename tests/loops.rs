@@ -403,7 +403,7 @@ mod spread {
     graph! {
         /// Every value appended to seven buffers, read, and appended again:
         /// the seven count resets before the second append need two
-        /// control dispatches (one binds at most six graph buffers).
+        /// control dispatches (one binds at most five graph buffers).
         pub struct Spread;
 
         kernel keep = wgsl {
