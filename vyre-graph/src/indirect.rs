@@ -8,12 +8,22 @@
 //! more than [`SLOTS`] graph buffers), in the same compute pass, right
 //! before the dispatch they serve: its invocation walks a table of steps in
 //! its control block, in order. A control dispatch binds `ctl` (its own
-//! control block: a header `[steps, limit]`, one 16-word entry per step
-//! written when the plan is made, the indirect arguments its steps write,
-//! then a gate's per-node arguments), `state` (the plan's loop states, a
-//! sticky stopped bit and the iterations that ran per loop, then one error
-//! word per reporting step) and the graph buffers its steps read or reset
-//! (`s0` to `s5`; an unused slot binds `state` again). The steps:
+//! control block, read only: a header `[steps, limit, next, loop]`, one
+//! 16-word entry per step and a gate's planned grids, all written when the
+//! plan is made), `state` (the plan's loop states, a sticky stopped bit and
+//! the iterations that ran per loop, then one error word per reporting
+//! step), `relay` (where it writes indirect arguments: control dispatch `g`
+//! writes relay `g % 2`; both are cleared at the start of a run) and the
+//! graph buffers its steps read or reset (`s0` to `s4`; an unused slot
+//! binds `state` again).
+//!
+//! A control dispatch of a loop that follows another of the same loop is
+//! itself dispatched indirectly, from the `next` arguments the previous one
+//! writes into its relay: one workgroup while the loop runs, nothing (the
+//! cleared zeros) once it stopped. So after a loop stopped, each remaining
+//! iteration is only dispatches of zero workgroups: no control invocation,
+//! no node workgroup. The first control dispatch of a loop is an ordinary
+//! one (nothing before it could skip it). The steps:
 //!
 //! * `COUNT`: the entry's arguments = the folded grid of
 //!   `min(count, capacity)` invocations (zero workgroups for zero items, or
@@ -26,14 +36,15 @@
 //!   control dispatch before its first node: evaluates the condition, keeps
 //!   the stopped bit, counts the iteration, for `zero` sets the flag to 0,
 //!   and writes the indirect arguments of the iteration's host-sized nodes
-//!   (their planned grid, or zero once stopped);
+//!   (their planned grid; left zero once stopped);
 //! * `GRID`: `grid indirect(b)`: copies `b[0..3]`, or writes zero and an
 //!   error flag when a dimension exceeds the device limit (reported after the
 //!   run, never a silently skipped dispatch).
 //!
 //! So an iteration of a loop whose one node runs `over count(..)` and
 //! appends records two dispatches (the control dispatch: gate, reset and
-//! arguments; then the node), stopped or not.
+//! arguments; then the node), stopped or not; once stopped, both have zero
+//! workgroups.
 //!
 //! After the pass the counts and the loop states with the error flags are
 //! copied into one small status buffer that is read back with the outputs:
