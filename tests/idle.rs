@@ -222,7 +222,15 @@ fn idle_do_while_iterations_dispatch_nothing() {
     let _serial = serial();
     let g1 = c1::CountdownK1::new(&gpu()).expect("graph");
     let g6 = c6::CountdownK6::new(&gpu()).expect("graph");
-    for (max, n) in [(9u32, 1000usize), (0, 64), (1, 65), (3, 1000), (5, 100), (6, 7), (2, 1)] {
+    for (max, n) in [
+        (9u32, 1000usize),
+        (0, 64),
+        (1, 65),
+        (3, 1000),
+        (5, 100),
+        (6, 7),
+        (2, 1),
+    ] {
         let v = values(n, max);
         for k in [1u32, 6] {
             let config = DispatchConfig::default();
