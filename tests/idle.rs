@@ -252,3 +252,111 @@ fn idle_do_while_iterations_dispatch_nothing() {
         }
     }
 }
+
+mod two {
+    use vyre_graph::graph;
+    graph! {
+        /// A frontier loop, then a do-while loop, then a plain node: the
+        /// second loop's first control dispatch never depends on the first
+        /// loop having stopped.
+        pub struct TwoLoops;
+
+        kernel seed = wgsl {
+            struct Out { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> x: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> dst: Out;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&x) && x[g.x] != 0u {
+                    let slot = atomicAdd(&dst.count, 1u);
+                    if slot < arrayLength(&dst.items) { dst.items[slot] = x[g.x]; }
+                }
+            }
+        };
+        kernel expand = wgsl {
+            struct In { count: u32, items: array<u32> }
+            struct Out { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> src: In;
+            @group(0) @binding(1) var<storage, read_write> dst: Out;
+            @group(0) @binding(2) var<storage, read_write> ticks: array<atomic<u32>>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                atomicAdd(&ticks[0], 1u);
+                if g.x < min(src.count, arrayLength(&src.items)) {
+                    let v = src.items[g.x];
+                    if v > 1u {
+                        let slot = atomicAdd(&dst.count, 1u);
+                        if slot < arrayLength(&dst.items) { dst.items[slot] = v / 2u; }
+                    }
+                }
+            }
+        };
+        kernel dec = wgsl {
+            @group(0) @binding(0) var<storage, read_write> v: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> flag: array<atomic<u32>>;
+            @group(0) @binding(2) var<storage, read_write> ticks: array<atomic<u32>>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                atomicAdd(&ticks[1], 1u);
+                if g.x < arrayLength(&v) {
+                    let left = max(v[g.x], 1u) - 1u;
+                    v[g.x] = left;
+                    if left > 0u { atomicMax(&flag[0], 1u); }
+                }
+            }
+        };
+        kernel after = wgsl {
+            @group(0) @binding(0) var<storage, read_write> ticks: array<atomic<u32>>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                atomicAdd(&ticks[2], 1u);
+            }
+        };
+
+        input x[n];
+        inout v[n];
+        inout ticks[3];
+        append fa[n];
+        append fb[n];
+        intermediate flag[1];
+
+        node seed(x: x, dst: fa) over n;
+        repeat up to 6 as i until empty(ping(fa, fb)) {
+            node expand(src: ping(fa, fb), dst: pong(fa, fb), ticks: ticks) over count(ping(fa, fb));
+        }
+        repeat up to 6 as j until zero(flag) {
+            node dec(v: v, flag: flag, ticks: ticks) over n;
+        }
+        node after(ticks: ticks) over n;
+    }
+}
+
+#[test]
+fn a_second_loop_runs_after_a_first_one_stopped() {
+    let _serial = serial();
+    let graph = two::TwoLoops::new(&gpu()).expect("graph");
+    for (xmax, vmax, n) in [
+        (0u32, 3u32, 100usize),
+        (3, 0, 100),
+        (5000, 9, 70),
+        (1, 2, 1000),
+    ] {
+        let x = values(n, xmax);
+        let v = values(n, vmax);
+        let (out, rep) = graph
+            .run_reported(&DispatchConfig::default(), &x, &v, &[0u32; 3][..])
+            .expect("run");
+        let (frontier, first) = frontier_cpu(&x, 6);
+        let iterations = vmax.clamp(1, 6);
+        let case = format!("x max {xmax}, v max {vmax}, n = {n}");
+        assert_eq!(
+            rep.loops,
+            vec![first, report(iterations, vmax.max(1) < 6)],
+            "{case}"
+        );
+        let want: Vec<u32> = v.iter().map(|a| a.saturating_sub(iterations)).collect();
+        assert_same(&out.v, &want, &case);
+        let ticks = [frontier[0], iterations * lanes(n), lanes(n)];
+        assert_same(&out.ticks, &ticks, &case);
+    }
+}
