@@ -489,3 +489,22 @@ fn seven_resets_before_one_node_take_two_control_dispatches() {
         assert_eq!(rep.dispatches, 4 + 2);
     }
 }
+
+#[test]
+fn the_widest_control_dispatch_fits_webgpus_default_limits() {
+    let _serial = serial();
+    // A control dispatch binds its block, the loop states, its relay and up
+    // to five graph buffers: eight storage buffers, WebGPU's default.
+    let options = vyre_graph::GpuOptions::default().with_default_limits();
+    let gpu = vyre_graph::Gpu::with_options(options).expect("a device with default limits");
+    let graph = spread::Spread::new(&gpu).expect("graph");
+    let x: Vec<u32> = (0..300u32).collect();
+    let (out, rep) = graph
+        .run_reported(&DispatchConfig::default(), &x, &[0u32][..], &[0u32][..])
+        .expect("run");
+    let want = x
+        .iter()
+        .fold(0u32, |a, &v| a.wrapping_add(v.wrapping_mul(28)));
+    assert_eq!((out.first[0], out.second[0]), (want, want));
+    assert_eq!(rep.dispatches, 4 + 2);
+}
