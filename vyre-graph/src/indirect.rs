@@ -8,22 +8,12 @@
 //! more than [`SLOTS`] graph buffers), in the same compute pass, right
 //! before the dispatch they serve: its invocation walks a table of steps in
 //! its control block, in order. A control dispatch binds `ctl` (its own
-//! control block, read only: a header `[steps, limit, next, loop]`, one
-//! 16-word entry per step and a gate's planned grids, all written when the
-//! plan is made), `state` (the plan's loop states, a sticky stopped bit and
-//! the iterations that ran per loop, then one error word per reporting
-//! step), `relay` (where it writes indirect arguments: control dispatch `g`
-//! writes relay `g % 2`; both are cleared at the start of a run) and the
-//! graph buffers its steps read or reset (`s0` to `s4`; an unused slot
-//! binds `state` again).
-//!
-//! A control dispatch of a loop that follows another of the same loop is
-//! itself dispatched indirectly, from the `next` arguments the previous one
-//! writes into its relay: one workgroup while the loop runs, nothing (the
-//! cleared zeros) once it stopped. So after a loop stopped, each remaining
-//! iteration is only dispatches of zero workgroups: no control invocation,
-//! no node workgroup. The first control dispatch of a loop is an ordinary
-//! one (nothing before it could skip it). The steps:
+//! control block: a header `[steps, limit]`, one 16-word entry per step
+//! written when the plan is made, the indirect arguments its steps write,
+//! then a gate's per-node arguments), `state` (the plan's loop states, a
+//! sticky stopped bit and the iterations that ran per loop, then one error
+//! word per reporting step) and the graph buffers its steps read or reset
+//! (`s0` to `s5`; an unused slot binds `state` again). The steps:
 //!
 //! * `COUNT`: the entry's arguments = the folded grid of
 //!   `min(count, capacity)` invocations (zero workgroups for zero items, or
@@ -36,15 +26,14 @@
 //!   control dispatch before its first node: evaluates the condition, keeps
 //!   the stopped bit, counts the iteration, for `zero` sets the flag to 0,
 //!   and writes the indirect arguments of the iteration's host-sized nodes
-//!   (their planned grid; left zero once stopped);
+//!   (their planned grid, or zero once stopped);
 //! * `GRID`: `grid indirect(b)`: copies `b[0..3]`, or writes zero and an
 //!   error flag when a dimension exceeds the device limit (reported after the
 //!   run, never a silently skipped dispatch).
 //!
 //! So an iteration of a loop whose one node runs `over count(..)` and
 //! appends records two dispatches (the control dispatch: gate, reset and
-//! arguments; then the node), stopped or not; once stopped, both have zero
-//! workgroups.
+//! arguments; then the node), stopped or not.
 //!
 //! After the pass the counts and the loop states with the error flags are
 //! copied into one small status buffer that is read back with the outputs:
@@ -67,15 +56,14 @@ pub(crate) fn source(slots: usize) -> String {
     use std::fmt::Write as _;
     let slots = slots.clamp(1, SLOTS);
     let mut s = String::from(
-        "@group(0) @binding(0) var<storage, read> ctl: array<u32>;\n\
-         @group(0) @binding(1) var<storage, read_write> state: array<u32>;\n\
-         @group(0) @binding(2) var<storage, read_write> relay: array<u32>;\n",
+        "@group(0) @binding(0) var<storage, read_write> ctl: array<u32>;\n\
+         @group(0) @binding(1) var<storage, read_write> state: array<u32>;\n",
     );
     for k in 0..slots {
         let _ = writeln!(
             s,
             "@group(0) @binding({}) var<storage, read_write> s{k}: array<u32>;",
-            k + 3
+            k + 2
         );
     }
     // A switch over the slots: WGSL cannot index bindings.
@@ -113,10 +101,8 @@ fn div_ceil(a: u32, b: u32) -> u32 {
     return a / b + select(0u, 1u, a % b != 0u);
 }
 
-// Indirect arguments go to the relay (cleared to zeros at the start of a
-// run, so a skipped control dispatch leaves its nodes zero workgroups).
 fn set_args(at: u32, x: u32, y: u32, z: u32) {
-    relay[at] = x; relay[at + 1u] = y; relay[at + 2u] = z;
+    ctl[at] = x; ctl[at + 1u] = y; ctl[at + 2u] = z;
 }
 
 // The host's fold (`grid::fold_grid`): x first, then y, then z.
@@ -144,26 +130,28 @@ fn raise(e: u32, v: u32) {
     if ctl[e + 8u] != NONE { state[ctl[e + 8u]] = v; }
 }
 
-// A gate writes the arguments of its iteration's host-sized nodes (3 relay
-// words each from ctl[e + 12]) from their planned grids (4 words each from
-// ctl[e + 10]); nothing once the loop stopped (they stay zero).
+// A gate writes the arguments of its iteration's host-sized nodes: 8 words
+// each from ctl[e + 10], the arguments then the planned grid; zero once
+// the loop stopped.
 fn iteration_args(e: u32, running: bool) {
-    if !running { return; }
     for (var j = 0u; j < ctl[e + 9u]; j = j + 1u) {
-        let grid = ctl[e + 10u] + 4u * j;
-        set_args(ctl[e + 12u] + 3u * j, ctl[grid], ctl[grid + 1u], ctl[grid + 2u]);
+        let at = ctl[e + 10u] + 8u * j;
+        if running {
+            set_args(at, ctl[at + 4u], ctl[at + 5u], ctl[at + 6u]);
+        } else {
+            set_args(at, 0u, 0u, 0u);
+        }
     }
 }
 
 // Entry words: 0 mode, 1 slot, 2 loop, 3 workgroup size, 4 header words,
 // 5 element words, 6 iteration, 7 x-only kernel, 8 error word in state,
-// 9 fixed nodes, 10 their first grid word, 12 the relay word of the
-// arguments written.
+// 9 fixed nodes, 10 their first word, 12..14 the arguments written.
 fn run_step(e: u32, limit: u32) {
     let mode = ctl[e];
     let slot = ctl[e + 1u];
     let lp = ctl[e + 2u];
-    let args = ctl[e + 12u];
+    let args = e + 12u;
     if mode == 0u {
         // COUNT: min(count, capacity) invocations of workgroup size ctl[e+3].
         if stopped(lp) { set_args(args, 0u, 0u, 0u); return; }
@@ -214,8 +202,6 @@ fn main() {
     for (var k = 0u; k < steps; k = k + 1u) {
         run_step(4u + 16u * k, limit);
     }
-    // The next control dispatch of this loop runs only while it runs.
-    if ctl[2] != NONE && !stopped(ctl[3]) { set_args(ctl[2], 1u, 1u, 1u); }
 }
 ";
 
@@ -258,15 +244,9 @@ impl Control {
             },
             count: None,
         };
-        let mut entries: Vec<_> = (0..3 + slots as u32).map(entry).collect();
-        entries[0].ty = wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: true },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        };
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("vyre control"),
-            entries: &entries,
+            entries: &(0..2 + slots as u32).map(entry).collect::<Vec<_>>(),
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("vyre control"),
@@ -305,9 +285,6 @@ impl Control {
 /// back after the run.
 pub(crate) struct ControlPlan {
     ctl: Vec<wgpu::Buffer>,
-    /// Indirect arguments written by control dispatch `g` into relay
-    /// `g % 2`, cleared at the start of each run.
-    relay: [wgpu::Buffer; 2],
     /// Per loop (stopped, iterations), then an error word per reporting
     /// step: copied into the status as a whole.
     state: wgpu::Buffer,
@@ -323,7 +300,6 @@ impl ControlPlan {
     pub(crate) fn buffers(&self) -> impl Iterator<Item = &wgpu::Buffer> {
         self.ctl
             .iter()
-            .chain(self.relay.iter())
             .chain(std::iter::once(&self.state))
             .chain(std::iter::once(&self.status))
     }
@@ -343,7 +319,9 @@ pub(crate) fn build(gpu: &Gpu, program: &Program, plan: &LaunchPlan) -> Option<C
             let buffer = gpu.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("vyre control block"),
                 size: (group.words * 4) as u64,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::INDIRECT
+                    | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
             let words = control_block(program, plan, group, max);
@@ -351,16 +329,6 @@ pub(crate) fn build(gpu: &Gpu, program: &Program, plan: &LaunchPlan) -> Option<C
             buffer
         })
         .collect();
-    let relay = steps.relay_words.map(|words| {
-        gpu.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("vyre indirect arguments"),
-            size: (words.max(4) * 4) as u64,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::INDIRECT
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        })
-    });
     let state_words = 2 * program.spec.loops.len() + steps.reporting.len();
     let state_bytes = (state_words * 4) as u64;
     let state = gpu.create_buffer(&wgpu::BufferDescriptor {
@@ -381,7 +349,6 @@ pub(crate) fn build(gpu: &Gpu, program: &Program, plan: &LaunchPlan) -> Option<C
     });
     let mut control = ControlPlan {
         ctl,
-        relay,
         state,
         state_bytes,
         bind_groups: Vec::new(),
@@ -402,8 +369,6 @@ fn control_block(program: &Program, plan: &LaunchPlan, group: &Group, max: u32) 
     let mut w = vec![0u32; group.words];
     w[0] = group.steps.len() as u32;
     w[1] = max;
-    w[2] = group.next.map_or(NONE, |n| n as u32);
-    w[3] = group.lp.map_or(NONE, |l| l as u32);
     for &s in &group.steps {
         let step = &steps.steps[s];
         let e = &mut w[step.entry..step.entry + crate::steps::ENTRY_WORDS];
@@ -425,10 +390,9 @@ fn control_block(program: &Program, plan: &LaunchPlan, group: &Group, max: u32) 
             .map_or(NONE, |r| (2 * loops + r) as u32);
         e[9] = step.fixed.len() as u32;
         e[10] = step.fixed_at as u32;
-        e[12] = step.args_at as u32;
         for (j, &d) in step.fixed.iter().enumerate() {
             if let Some(grid) = plan.grids.get(d) {
-                let at = step.fixed_at + crate::steps::FIXED_WORDS * j;
+                let at = step.fixed_at + 8 * j + 4;
                 w[at..at + 3].copy_from_slice(grid);
             }
         }
@@ -459,10 +423,6 @@ fn bind_group(
             binding: 1,
             resource: whole(&control.state),
         },
-        wgpu::BindGroupEntry {
-            binding: 2,
-            resource: whole(&control.relay[g % 2]),
-        },
     ];
     for k in 0..slots {
         // An unused slot binds the loop states again (never read there).
@@ -475,7 +435,7 @@ fn bind_group(
             None => whole(&control.state),
         };
         entries.push(wgpu::BindGroupEntry {
-            binding: 3 + k as u32,
+            binding: 2 + k as u32,
             resource,
         });
     }
@@ -516,9 +476,6 @@ pub(crate) fn encode_start(
     if control.state_bytes > 0 {
         encoder.clear_buffer(&control.state, 0, None);
     }
-    for relay in &control.relay {
-        encoder.clear_buffer(relay, 0, None);
-    }
 }
 
 /// Records the control dispatches before dispatch `d`; returns the buffer
@@ -537,18 +494,7 @@ pub(crate) fn encode_before<'p>(
         pass.set_pipeline(pipeline);
         for g in range {
             pass.set_bind_group(0, &control.bind_groups[g], &[]);
-            // A chained one runs from what the previous one wrote: one
-            // workgroup while its loop runs, none once it stopped.
-            let from = g
-                .checked_sub(1)
-                .filter(|_| program.steps.groups[g].chained)
-                .and_then(|p| Some((p, program.steps.groups[p].next?)));
-            match from {
-                Some((p, word)) => {
-                    pass.dispatch_workgroups_indirect(&control.relay[p % 2], (word * 4) as u64)
-                }
-                None => pass.dispatch_workgroups(1, 1, 1),
-            }
+            pass.dispatch_workgroups(1, 1, 1);
         }
     }
     program
@@ -557,7 +503,7 @@ pub(crate) fn encode_before<'p>(
         .get(d)
         .copied()
         .flatten()
-        .map(|(r, offset)| (&control.relay[r], offset))
+        .map(|(g, offset)| (&control.ctl[g], offset))
 }
 
 /// After the pass: counts, then loop states and error flags, into the

@@ -11,17 +11,6 @@
 //! join its iteration's first control dispatch when no dispatch in between
 //! writes (for a reset: uses) their buffer. A group binds at most
 //! [`SLOTS`] graph buffers; a step list needing more is split.
-//!
-//! Every indirect argument (a node's, and a later control dispatch's of
-//! the same loop) lives in one of two per-plan relay buffers, cleared at the
-//! start of each run: control dispatch `g` writes into relay `g % 2`, so a
-//! control dispatch is never dispatched from a buffer it binds. A control
-//! dispatch of a loop that follows another of the same loop ([`Group::chained`])
-//! is dispatched indirectly from arguments the previous one writes: one
-//! workgroup while the loop runs, none once it stopped (the cleared zeros).
-//! So the idle iterations of a stopped loop do no work on the device: each
-//! is only dispatches of zero workgroups. The first control dispatch of a
-//! loop (its first iteration's gate) is an ordinary one.
 
 use std::ops::Range;
 
@@ -35,16 +24,15 @@ pub(crate) const GATE_EMPTY: u32 = 3;
 pub(crate) const GATE_ZERO: u32 = 4;
 pub(crate) const GRID: u32 = 5;
 
-/// Words of a control block's header (`[steps, limit, next, loop]`: `next`
-/// the relay word where it writes the next control dispatch's arguments).
+/// Words of a control block's header (`[steps, limit, 0, 0]`).
 pub(crate) const HEAD_WORDS: usize = 4;
 /// Words of one step's entry in a control block's table.
 pub(crate) const ENTRY_WORDS: usize = 16;
-/// Words of a gate's planned grid per host-sized node (x, y, z, 0).
-pub(crate) const FIXED_WORDS: usize = 4;
-/// Graph buffers one control dispatch binds (with its control block, the
-/// loop states and its relay: 8 storage buffers, WebGPU's default limit).
-pub(crate) const SLOTS: usize = 5;
+/// Word of an entry where a step writes indirect arguments (x, y, z).
+pub(crate) const ARGS_WORD: usize = 12;
+/// Graph buffers one control dispatch binds (with its control block and
+/// the loop states: 8 storage buffers, WebGPU's default limit).
+pub(crate) const SLOTS: usize = 6;
 /// "No loop" / "no error flag" in a control block.
 pub(crate) const NONE: u32 = u32::MAX;
 
@@ -55,17 +43,9 @@ pub(crate) struct Group {
     pub(crate) steps: Vec<usize>,
     /// Graph buffers bound as `s0..`, each once.
     pub(crate) srcs: Vec<usize>,
-    /// Words of its control block: header, table, then the gates' planned
-    /// grids ([`FIXED_WORDS`] per host-sized node).
+    /// Words of its control block: header, table, then the gates' fixed
+    /// arguments (8 words per host-sized node).
     pub(crate) words: usize,
-    /// Its loop, when all its steps serve one loop's nodes.
-    pub(crate) lp: Option<usize>,
-    /// Whether it is dispatched indirectly, from the arguments the previous
-    /// control dispatch (of the same loop) writes at that one's `next`.
-    pub(crate) chained: bool,
-    /// The word of relay `g % 2` where it writes the next control
-    /// dispatch's arguments, when that one is chained.
-    pub(crate) next: Option<usize>,
 }
 
 /// One control step.
@@ -88,11 +68,8 @@ pub(crate) struct Step {
     pub(crate) group: usize,
     pub(crate) entry: usize,
     pub(crate) slot: u32,
-    /// A gate's first word of planned grids in its control block.
+    /// A gate's first word of fixed arguments in its control block.
     pub(crate) fixed_at: usize,
-    /// The word of its group's relay where it writes indirect arguments
-    /// (a gate: 3 words per host-sized node).
-    pub(crate) args_at: usize,
 }
 
 /// The steps of a program, worked out once from its spec.
@@ -103,11 +80,9 @@ pub(crate) struct Steps {
     pub(crate) groups: Vec<Group>,
     /// Control dispatches recorded before each dispatch.
     pub(crate) before: Vec<Range<usize>>,
-    /// The relay (0 or 1) holding each dispatch's indirect arguments, and
-    /// their byte offset in it.
+    /// The control dispatch whose block holds each dispatch's indirect
+    /// arguments, and their byte offset in it.
     pub(crate) args: Vec<Option<(usize, u64)>>,
-    /// Words of the two relays.
-    pub(crate) relay_words: [usize; 2],
     /// Append buffers, in buffer order.
     pub(crate) appends: Vec<usize>,
     /// Steps whose error flag is read back.
@@ -283,8 +258,11 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
         .map(|a| {
             a.map(|(s, j)| {
                 let step = &out.steps[s];
-                let word = step.args_at + 3 * j.unwrap_or(0);
-                (step.group % 2, (word * 4) as u64)
+                let word = match j {
+                    Some(j) => step.fixed_at + 8 * j,
+                    None => step.entry + ARGS_WORD,
+                };
+                (step.group, (word * 4) as u64)
             })
         })
         .collect();
@@ -326,43 +304,14 @@ fn pack(out: &mut Steps, lists: &[Vec<usize>]) {
         before.push(first..out.groups.len());
     }
     out.before = before;
-    for g in 0..out.groups.len() {
-        let lp = group_loop(&out.steps, &out.groups[g].steps);
-        let chained = g > 0 && lp.is_some() && out.groups[g - 1].lp == lp;
-        let group = &mut out.groups[g];
-        group.lp = lp;
-        group.chained = chained;
-    }
-    for g in 0..out.groups.len() {
-        let next_chained = out.groups.get(g + 1).is_some_and(|n| n.chained);
-        let relay = &mut out.relay_words[g % 2];
-        let group = &mut out.groups[g];
+    for group in &mut out.groups {
         let mut fixed_at = HEAD_WORDS + ENTRY_WORDS * group.steps.len();
         for (k, &s) in group.steps.iter().enumerate() {
             let step = &mut out.steps[s];
             step.entry = HEAD_WORDS + ENTRY_WORDS * k;
             step.fixed_at = fixed_at;
-            fixed_at += FIXED_WORDS * step.fixed.len();
-            step.args_at = *relay;
-            *relay += match step.mode {
-                RESET => 0,
-                GATE_EMPTY | GATE_ZERO => 3 * step.fixed.len(),
-                _ => 3,
-            };
+            fixed_at += 8 * step.fixed.len();
         }
         group.words = fixed_at;
-        if next_chained {
-            group.next = Some(*relay);
-            *relay += 3;
-        }
     }
-}
-
-/// The loop all of `steps` serve, if they serve one.
-fn group_loop(all: &[Step], steps: &[usize]) -> Option<usize> {
-    let lp = all.get(*steps.first()?)?.lp?;
-    steps
-        .iter()
-        .all(|&s| all.get(s).is_some_and(|s| s.lp == Some(lp)))
-        .then_some(lp)
 }
