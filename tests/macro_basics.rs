@@ -141,6 +141,12 @@ fn saxpy_runs() -> std::result::Result<(), vyre_graph::BackendError> {
     assert_eq!(again.y[1], ((3.0 * 8.0) + 1.0) * 2.0);
     assert!(!graph.to_dot().is_empty());
     let _ = graph.describe();
+    // The generated type is `Debug`, through its runtime graph.
+    let printed = format!("{graph:?}");
+    assert!(
+        printed.starts_with("Saxpy { graph: Graph { name: \"Saxpy\""),
+        "{printed}"
+    );
     Ok(())
 }
 

@@ -462,6 +462,16 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
     let outputs_name = format_ident!("{}Outputs", name);
     let resident_name = format_ident!("{}Resident", name);
     let has_docs = attrs.iter().any(|attr| attr.path().is_ident("doc"));
+    // `Debug` for the graph type, unless the user derives it.
+    let debug_impl = (!derives_debug(attrs)).then(|| {
+        quote! {
+            impl ::core::fmt::Debug for #name {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.debug_struct(::core::stringify!(#name)).field("graph", &self.graph).finish()
+                }
+            }
+        }
+    });
     let default_doc = (!has_docs).then(|| {
         let doc = format!("The `{name}` compute graph.");
         quote!(#[doc = #doc])
@@ -711,6 +721,8 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
         #vis struct #name {
             graph: #p::Graph,
         }
+
+        #debug_impl
 
         #[doc = #outputs_doc]
         #[derive(::core::clone::Clone, ::core::fmt::Debug, ::core::default::Default)]
@@ -987,4 +999,26 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
             }
         }
     }
+}
+
+/// Whether `attrs` hold a `#[derive(..)]` that names `Debug`.
+fn derives_debug(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        if !attr.path().is_ident("derive") {
+            return false;
+        }
+        let mut found = false;
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "Debug")
+            {
+                found = true;
+            }
+            Ok(())
+        });
+        found
+    })
 }
