@@ -298,7 +298,7 @@ fn a_device_without_a_declared_feature_is_refused() {
         Err(e) => panic!("expected UnsupportedFeature, got {e}"),
         Ok(_) => panic!("a device without SHADER_INT64 made the graph"),
     }
-    let err = Half::new(&gpu).err().expect("refused").to_string();
+    let err = Half::new(&gpu).expect_err("refused").to_string();
     assert!(
         err.contains("`shader_f16`") && err.contains("GpuOptions::with_features"),
         "{err}"
