@@ -145,6 +145,53 @@ pub fn analyse<N: AsRef<[Use]>>(classes: &[BufferClass], nodes: &[N]) -> Analysi
     analyse_keyed(classes, &[], nodes)
 }
 
+/// What a graph resource may share a device slot with, for [`alias_keys`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sharing<K> {
+    /// A buffer: may share with any other buffer.
+    Buffer,
+    /// Shares with nothing (an append buffer, whose count lives from the
+    /// start of the run to the read-back after it).
+    Alone,
+    /// Shares only with resources of the same shape `K` (a texture's
+    /// format, width and height), never with a buffer.
+    Shape(K),
+}
+
+/// The `alias_keys` of [`analyse_keyed`] for resources that may share as
+/// `sharing` says: 0 for a buffer, `u64::MAX - i` for resource `i` that
+/// shares with nothing, and for a shape one more than the index of the
+/// first resource of that shape. `graph!` and the runtime both call it, so
+/// the slots the macro emits are the ones the runtime checks them against.
+///
+/// ```
+/// use vyre_analysis::{Sharing, alias_keys};
+///
+/// let keys = alias_keys(&[
+///     Sharing::Buffer,
+///     Sharing::Shape("rgba8 64x64"),
+///     Sharing::Alone,
+///     Sharing::Shape("rgba8 64x64"),
+///     Sharing::Buffer,
+/// ]);
+/// assert_eq!(keys, [0, 2, u64::MAX - 2, 2, 0]);
+/// ```
+#[must_use]
+pub fn alias_keys<K: PartialEq>(sharing: &[Sharing<K>]) -> Vec<u64> {
+    sharing
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match s {
+            Sharing::Buffer => 0,
+            Sharing::Alone => u64::MAX - i as u64,
+            Sharing::Shape(_) => {
+                let first = sharing.iter().position(|o| o == s).unwrap_or(i);
+                first as u64 + 1
+            }
+        })
+        .collect()
+}
+
 /// As [`analyse`], where intermediates share a slot only when their
 /// `alias_keys` are equal (a missing key counts as 0): a graph gives each
 /// kind of device resource that can stand in for another its own key (all

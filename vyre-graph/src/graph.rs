@@ -846,7 +846,7 @@ impl Started<'_> {
         let gpu = &self.checkout.graph.gpu;
         let plan = &self.checkout.plan;
         let mut stamps = Vec::new();
-        let mut status = Vec::new();
+        let mut status = crate::readback::StatusBytes::new();
         let mut targets =
             crate::readback::targets(plan, sinks, profiling, &mut stamps, &mut status);
         let wait_start = std::time::Instant::now();
@@ -875,7 +875,7 @@ impl Started<'_> {
         let gpu = &self.checkout.graph.gpu;
         let plan = &self.checkout.plan;
         let mut stamps = Vec::new();
-        let mut status = Vec::new();
+        let mut status = crate::readback::StatusBytes::new();
         let mut targets =
             crate::readback::targets(plan, sinks, profiling, &mut stamps, &mut status);
         let wait_start = std::time::Instant::now();

@@ -541,11 +541,12 @@ pub(crate) fn finish(
     max: u32,
     loops: &mut Vec<LoopReport>,
 ) -> Result<()> {
-    let words: Vec<u32> = status
-        .chunks_exact(4)
-        .map(bytemuck::pod_read_unaligned)
-        .collect();
-    let word = |i: usize| u64::from(words.get(i).copied().unwrap_or(0));
+    // Read in place: a run allocates nothing here.
+    let word = |i: usize| {
+        status
+            .get(i * 4..i * 4 + 4)
+            .map_or(0, |b| u64::from(bytemuck::pod_read_unaligned::<u32>(b)))
+    };
     let appends = &program.steps.appends;
     let mut at = appends.len();
     loops.clear();

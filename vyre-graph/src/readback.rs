@@ -62,14 +62,20 @@ pub(crate) struct Targets<'a> {
     rows: SmallVec<[Option<(usize, usize)>; 4]>,
 }
 
+/// Host room for a run's status (append counts, loop reports, indirect
+/// grid errors: a few words a graph), on the stack unless a graph has
+/// unusually many, so a run allocates nothing for it.
+pub(crate) type StatusBytes = SmallVec<[u8; 256]>;
+
 /// The targets of a run of `plan` into `sinks`; `stamps` receives the
-/// timestamps when `profiling`.
+/// timestamps when `profiling`, `status` the run's status when the graph
+/// has control steps.
 pub(crate) fn targets<'a>(
     plan: &'a LaunchPlan,
     sinks: &'a mut [Sink<'_>],
     profiling: bool,
     stamps: &'a mut Vec<u8>,
-    status: &'a mut Vec<u8>,
+    status: &'a mut StatusBytes,
 ) -> Targets<'a> {
     let mut list: SmallVec<[(&wgpu::Buffer, &mut [u8]); 4]> = SmallVec::new();
     let mut rows = SmallVec::new();

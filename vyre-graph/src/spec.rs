@@ -837,22 +837,16 @@ impl GraphSpec {
     /// its memory must hold nothing else in the meantime).
     #[must_use]
     pub fn alias_keys(&self) -> Vec<u64> {
-        self.buffers
+        let sharing: Vec<vyre_analysis::Sharing<&TextureResource>> = self
+            .buffers
             .iter()
-            .enumerate()
-            .map(|(i, b)| match &b.texture {
-                None if b.append.is_some() => u64::MAX - i as u64,
-                None => 0,
-                Some(t) => {
-                    let first = self
-                        .buffers
-                        .iter()
-                        .position(|o| o.texture.as_ref() == Some(t))
-                        .unwrap_or(0);
-                    first as u64 + 1
-                }
+            .map(|b| match &b.texture {
+                Some(t) => vyre_analysis::Sharing::Shape(t),
+                None if b.append.is_some() => vyre_analysis::Sharing::Alone,
+                None => vyre_analysis::Sharing::Buffer,
             })
-            .collect()
+            .collect();
+        vyre_analysis::alias_keys(&sharing)
     }
 
     /// Index of the buffer called `name`.

@@ -390,40 +390,30 @@ pub fn check_decl(decl: &BufferDecl, native: bool) -> Vec<syn::Error> {
     errors
 }
 
-/// Alias keys for `vyre_analysis::analyse_keyed`, exactly as
-/// `GraphSpec::alias_keys` computes them at run time: 0 for a buffer, one
-/// more than the index of the first resource of the same kind, format and
-/// size otherwise; a key of its own for an append buffer (never shared).
+/// Alias keys for `vyre_analysis::analyse_keyed`, from the same
+/// `vyre_analysis::alias_keys` that `GraphSpec::alias_keys` uses at run
+/// time: buffers share with buffers, a texture or sampler only with one of
+/// the same kind, format and size, an append buffer with nothing.
 pub fn alias_keys(decls: &[BufferDecl]) -> Vec<u64> {
-    let key = |d: &BufferDecl| {
-        d.texture.as_ref().map(|t| match t {
-            TextureDecl::Texture { format, height } => {
-                (0u8, Some(*format), d.len.extent, height.extent, None)
+    use vyre_analysis::Sharing;
+    let sharing: Vec<Sharing<_>> = decls
+        .iter()
+        .map(|d| match &d.texture {
+            Some(TextureDecl::Texture { format, height }) => {
+                Sharing::Shape((0u8, Some(*format), d.len.extent, height.extent, None))
             }
-            TextureDecl::Sampler { filter, address } => (
+            Some(TextureDecl::Sampler { filter, address }) => Sharing::Shape((
                 1,
                 None,
                 d.len.extent,
                 d.len.extent,
                 Some((*filter, *address)),
-            ),
+            )),
+            None if d.append.is_some() => Sharing::Alone,
+            None => Sharing::Buffer,
         })
-    };
-    decls
-        .iter()
-        .enumerate()
-        .map(|(i, d)| match key(d) {
-            None if d.append.is_some() => u64::MAX - i as u64,
-            None => 0,
-            Some(k) => {
-                let first = decls
-                    .iter()
-                    .position(|o| key(o).as_ref() == Some(&k))
-                    .unwrap_or(0);
-                first as u64 + 1
-            }
-        })
-        .collect()
+        .collect();
+    vyre_analysis::alias_keys(&sharing)
 }
 
 /// Whether the problem size can be inferred from this input texture's
