@@ -151,6 +151,7 @@ fn append_over_the_capacity_is_an_error_and_the_graph_runs_again() {
             buffer,
             count,
             capacity,
+            ..
         } => {
             assert_eq!(buffer, "hits");
             assert_eq!((*count, *capacity), (251, 250));
@@ -834,6 +835,7 @@ fn a_device_only_append_buffer_overflows_then_runs_again() {
             buffer,
             count,
             capacity,
+            ..
         }) => {
             assert_eq!(buffer, "hits");
             assert_eq!((count, capacity), (251, 250));
@@ -868,4 +870,204 @@ fn a_device_only_append_buffer_grows() {
         );
         assert!(report.plan.hit_capacity >= want.len() as u64);
     }
+}
+
+mod bulk {
+    use super::*;
+    graph! {
+        /// Keeps the first `p.keep` values of `x`, 64 per invocation with one
+        /// atomic each (cheap for tens of millions of items), and adds
+        /// `p.extra` to the count, as if that many more had been appended.
+        pub struct Bulk;
+
+        kernel keep = wgsl {
+            struct Hits { count: atomic<u32>, items: array<u32> }
+            struct Params { keep: u32, extra: u32 }
+            @group(0) @binding(0) var<storage, read> x: array<u32>;
+            @group(0) @binding(1) var<uniform> p: Params;
+            @group(0) @binding(2) var<storage, read_write> hits: Hits;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x == 0u && p.extra != 0u { atomicAdd(&hits.count, p.extra); }
+                let end = min(p.keep, arrayLength(&x));
+                let start = g.x * 64u;
+                if start >= end { return; }
+                let take = min(64u, end - start);
+                let slot = atomicAdd(&hits.count, take);
+                let room = arrayLength(&hits.items);
+                for (var i = 0u; i < take; i++) {
+                    // No `slot + i`: near 2^32 it would wrap into the buffer.
+                    if slot < room && i < room - slot { hits.items[slot + i] = x[start + i]; }
+                }
+            }
+        };
+
+        input x[n];
+        uniform p;
+        append hits[n / 4] grow;
+
+        node keep(x: x, p: p, hits: hits) over n / 64;
+    }
+}
+use bulk::{Bulk, Params as BulkParams};
+
+/// `hits` holds each of `0..kept` exactly once, in any order.
+fn assert_kept(hits: &[u32], kept: usize, what: &str) {
+    assert_eq!(hits.len(), kept, "{what}: items");
+    let mut seen = vec![0u8; kept];
+    for &v in hits {
+        match seen.get_mut(v as usize) {
+            Some(s) => *s += 1,
+            None => panic!("{what}: item {v} was never kept"),
+        }
+    }
+    if let Some(v) = seen.iter().position(|&s| s != 1) {
+        panic!("{what}: item {v} appears {} times", seen[v]);
+    }
+}
+
+/// A count that even the device's largest buffer cannot hold, in a `grow`
+/// buffer: an overflow naming the limit, nothing grown, and the same size
+/// runs right afterwards.
+fn check_unholdable_count(graph: &Bulk, x: &[u32]) {
+    let n = x.len();
+    let count = 4_000_000_000u32;
+    let huge = BulkParams {
+        keep: 1000,
+        extra: count - 1000,
+    };
+    let err = match graph.run(x, &huge) {
+        Err(e) => e,
+        Ok(_) => panic!("n = {n}: a count of 4e9 cannot be held"),
+    };
+    let binding = gpu().limits().max_storage_buffer_binding_size;
+    match &err {
+        BackendError::AppendOverflow {
+            buffer,
+            count: c,
+            limit: Some((limit, max)),
+            ..
+        } => {
+            assert_eq!((buffer.as_str(), *c), ("hits", u64::from(count)));
+            assert!(limit.contains("max_storage_buffer_binding_size"), "{limit}");
+            assert_eq!(*max, binding);
+        }
+        other => panic!("n = {n}: expected AppendOverflow naming the limit, got {other:?}"),
+    }
+    let message = err.to_string();
+    assert!(
+        message.contains("max_storage_buffer_binding_size") && message.contains("4000000000"),
+        "{message}"
+    );
+    let b = graph.graph().spec().buffer_index("hits").expect("hits");
+    let grown = graph.graph().buffer_bytes(b, n as u64).expect("bytes");
+    assert!(grown <= binding, "nothing grew past the limit: {grown}");
+    let few = BulkParams {
+        keep: 1000,
+        extra: 0,
+    };
+    let out = graph.run(x, &few).expect("the same size, 1000 items");
+    assert_kept(&out.hits, 1000, "after the 4e9 count");
+}
+
+#[test]
+fn grow_is_clamped_to_the_device_limit_and_a_failed_grow_breaks_nothing() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = Bulk::new(&gpu).expect("graph");
+    // A count no buffer can hold, on a fresh plan.
+    let x: Vec<u32> = (0..1000).collect();
+    check_unholdable_count(&graph, &x);
+    // Every value kept at n = 29,360,121: the count (117,440,488 bytes with
+    // the header) fits the 128 MiB binding limit, a quarter more does not;
+    // the growth stops at the limit and the repeated run succeeds.
+    let n = 29_360_121usize;
+    let binding = gpu.limits().max_storage_buffer_binding_size;
+    assert!(4 + 4 * n as u64 <= binding && 4 + 5 * n as u64 > binding);
+    let x: Vec<u32> = (0..n as u32).collect();
+    let all = BulkParams {
+        keep: n as u32,
+        extra: 0,
+    };
+    let out = graph
+        .run(&x, &all)
+        .expect("every value kept, grown to the limit");
+    assert_kept(&out.hits, n, "every value kept");
+    let b = graph.graph().spec().buffer_index("hits").expect("hits");
+    let grown = graph.graph().buffer_bytes(b, n as u64).expect("bytes");
+    assert!(grown <= binding && grown >= 4 + 4 * n as u64, "{grown}");
+    // The grown plan serves the same size again, with few items or all.
+    let few = BulkParams {
+        keep: 1000,
+        extra: 0,
+    };
+    assert_kept(
+        &graph.run(&x, &few).expect("1000 kept").hits,
+        1000,
+        "1000 kept",
+    );
+    assert_kept(
+        &graph.run(&x, &all).expect("all again").hits,
+        n,
+        "all again",
+    );
+    // And a count of 4e9 at this size leaves it as it was.
+    check_unholdable_count(&graph, &x);
+    assert_kept(
+        &graph.run(&x, &all).expect("all at last").hits,
+        n,
+        "all at last",
+    );
+}
+
+#[test]
+fn grow_stays_within_the_runs_memory_budget() {
+    let _serial = serial();
+    let graph = Bulk::new(&gpu()).expect("graph");
+    let n = 1000; // capacity 250
+    let x: Vec<u32> = (0..n as u32).collect();
+    let peak = graph
+        .graph()
+        .plan(n as u64, &Default::default())
+        .expect("plan")
+        .estimated_peak_device_bytes;
+    // Room for 150 more items, each in `hits` and in its readback buffer.
+    let budget = peak + 150 * 4 * 2;
+    let config = vyre_graph::DispatchConfig::default().with_device_memory_budget_bytes(budget);
+    let keep = |keep: u32| BulkParams { keep, extra: 0 };
+    // 380 items: a quarter more would be 475, the budget allows 400.
+    let out = graph
+        .run_with(&config, &x, &keep(380))
+        .expect("grown within the budget");
+    assert_kept(&out.hits, 380, "380 kept");
+    let b = graph.graph().spec().buffer_index("hits").expect("hits");
+    assert_eq!(
+        graph.graph().buffer_bytes(b, n as u64).expect("bytes"),
+        4 + 4 * 400
+    );
+    let plan = graph.graph().plan(n as u64, &config).expect("plan");
+    assert!(plan.estimated_peak_device_bytes <= budget, "{plan:?}");
+    // 401 items do not fit: an overflow naming the budget, nothing grown.
+    match graph.run_with(&config, &x, &keep(401)) {
+        Err(BackendError::AppendOverflow {
+            count: 401,
+            capacity: 400,
+            limit: Some((limit, max)),
+            ..
+        }) => {
+            assert!(limit.contains("device_memory_budget_bytes"), "{limit}");
+            assert_eq!(max, budget);
+        }
+        other => panic!("expected AppendOverflow naming the budget, got {other:?}"),
+    }
+    assert_eq!(
+        graph.graph().buffer_bytes(b, n as u64).expect("bytes"),
+        4 + 4 * 400
+    );
+    // The same size, the same budget: right again, from the kept plan.
+    let (out, report) = graph
+        .run_reported(&config, &x, &keep(400))
+        .expect("400 kept");
+    assert_kept(&out.hits, 400, "400 kept");
+    assert!(report.cache_hit);
 }

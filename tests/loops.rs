@@ -271,6 +271,7 @@ fn an_overflow_in_an_early_iteration_is_reported_after_a_later_reset() {
             buffer,
             count,
             capacity,
+            limit: None,
         }) => {
             assert_eq!(buffer, "fb");
             assert_eq!((count, capacity), (1024, 128));

@@ -959,3 +959,269 @@ fn seed_dispatch_graph_rejects_bad_ops_before_submitting() {
     assert!(matches!(err, BackendError::InvalidHandle { .. }), "{err:?}");
     nothing_done(&gpu, &before);
 }
+
+/// Records a run of `graph` (the two-step spec) on `x` into `encoder`, its
+/// output read back into `y`.
+fn record_two_step<'g>(
+    graph: &'g Graph,
+    encoder: &mut vyre_graph::wgpu::CommandEncoder,
+    x: &[u32],
+    y: &mut [u32],
+) -> vyre_graph::RecordedRun<'g> {
+    graph
+        .record(
+            encoder,
+            x.len() as u64,
+            &[Feed::Host(bytes(x))],
+            &[Sink::Host(bytes_mut(y))],
+            &DispatchConfig::default(),
+        )
+        .expect("record")
+}
+
+fn assert_not_submitted(result: Result<vyre_graph::RunReport, BackendError>, what: &str) {
+    match result {
+        Err(err @ BackendError::NotSubmitted) => {
+            message_ends_with(&err, "then read");
+        }
+        other => panic!("{what}: expected NotSubmitted, got {other:?}"),
+    }
+}
+
+/// `Graph::record` then `read` without the recorded commands ever running:
+/// the encoder dropped, or other work submitted instead, read blocking or
+/// async. Each is `NotSubmitted`, never an `Ok` with stale or zero data;
+/// the right submission reads correctly, and the same graph runs normally.
+#[test]
+fn reading_a_recorded_run_whose_commands_never_ran_is_not_submitted() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = Graph::new(&gpu, two_step_spec("unsubmitted")).expect("graph");
+    let n = 1000;
+    let device = gpu.device();
+    // A good recorded run first: its plan's readback holds its results.
+    let x = data(n, 1);
+    let mut y = vec![0u32; n];
+    let mut encoder = device.create_command_encoder(&Default::default());
+    let recorded = record_two_step(&graph, &mut encoder, &x, &mut y);
+    let submission = gpu.queue().submit([encoder.finish()]);
+    recorded
+        .read(submission, &mut [Sink::Host(bytes_mut(&mut y))])
+        .expect("read");
+    assert_same(&y, &two_step_cpu(&x), "a read after the right submission");
+
+    // The encoder dropped unsubmitted, read blocking.
+    let x = data(n, 2);
+    let mut encoder = device.create_command_encoder(&Default::default());
+    let recorded = record_two_step(&graph, &mut encoder, &x, &mut y);
+    drop(encoder);
+    let read = recorded.read(gpu.queue().submit([]), &mut [Sink::Host(bytes_mut(&mut y))]);
+    assert_not_submitted(read, "a dropped encoder");
+
+    // Only other work submitted (a copy of the application's own), the
+    // encoder still alive; submitted late, it writes only into the plan
+    // that the failed read dropped.
+    let mut encoder = device.create_command_encoder(&Default::default());
+    let recorded = record_two_step(&graph, &mut encoder, &x, &mut y);
+    let scratch = GpuBufferHandle::from_slice(&gpu, &x).expect("handle");
+    let other = GpuBufferHandle::zeroed(&gpu, 4 * n as u64).expect("handle");
+    let mut work = device.create_command_encoder(&Default::default());
+    work.copy_buffer_to_buffer(scratch.buffer(), 0, other.buffer(), 0, 4 * n as u64);
+    let submission = gpu.queue().submit([work.finish()]);
+    let read = recorded.read(submission, &mut [Sink::Host(bytes_mut(&mut y))]);
+    assert_not_submitted(read, "other work submitted");
+    gpu.queue().submit([encoder.finish()]);
+
+    // The encoder dropped, read async.
+    let mut encoder = device.create_command_encoder(&Default::default());
+    let recorded = record_two_step(&graph, &mut encoder, &x, &mut y);
+    drop(encoder);
+    let read = pollster::block_on(recorded.read_async(&mut [Sink::Host(bytes_mut(&mut y))]));
+    assert_not_submitted(read, "a dropped encoder, read async");
+
+    // The right submission, read blocking and async: right.
+    for round in 0..2 {
+        let x = data(n, 3 + round);
+        let mut encoder = device.create_command_encoder(&Default::default());
+        let recorded = record_two_step(&graph, &mut encoder, &x, &mut y);
+        let submission = gpu.queue().submit([encoder.finish()]);
+        let mut sinks = [Sink::Host(bytes_mut(&mut y))];
+        if round == 0 {
+            recorded.read(submission, &mut sinks).expect("read");
+        } else {
+            pollster::block_on(recorded.read_async(&mut sinks)).expect("read async");
+        }
+        assert_same(&y, &two_step_cpu(&x), &format!("submitted, round {round}"));
+    }
+    // Checking the stamp allocates nothing: a recorded run from the cache
+    // makes no buffer and no bind group.
+    let before = gpu.counters();
+    let mut encoder = device.create_command_encoder(&Default::default());
+    let recorded = record_two_step(&graph, &mut encoder, &x, &mut y);
+    let submission = gpu.queue().submit([encoder.finish()]);
+    let report = recorded
+        .read(submission, &mut [Sink::Host(bytes_mut(&mut y))])
+        .expect("read");
+    assert!(report.cache_hit);
+    let spent = gpu.counters().since(&before);
+    assert_eq!((spent.buffers_created, spent.bind_groups_created), (0, 0));
+    assert_same(&y, &two_step_cpu(&x), "a steady-state recorded run");
+
+    // The same graph runs normally, blocking and async, at the same size.
+    let x = data(n, 9);
+    let (y, _) = run_host(&graph, &x);
+    assert_same(&y, &two_step_cpu(&x), "run after the misuse");
+    let mut y = vec![0u32; n];
+    pollster::block_on(graph.run_async(
+        n as u64,
+        &[Feed::Host(bytes(&x))],
+        &mut [Sink::Host(bytes_mut(&mut y))],
+        &DispatchConfig::default(),
+    ))
+    .expect("async run");
+    assert_same(&y, &two_step_cpu(&x), "async run after the misuse");
+}
+
+vyre_graph::graph! {
+    /// Sums the channels of each column of a two-row rgba8unorm texture.
+    pub struct Columns;
+
+    kernel sums = "
+        @group(0) @binding(0) var src: texture_2d<f32>;
+        @group(0) @binding(1) var<storage, read_write> sums: array<u32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            if g.x >= arrayLength(&sums) { return; }
+            var total = 0u;
+            for (var y = 0u; y < 2u; y++) {
+                let c = vec4<u32>(round(textureLoad(src, vec2<u32>(g.x, y), 0) * 255.0));
+                total += c.x + c.y + c.z + c.w;
+            }
+            sums[g.x] = total;
+        }
+    ";
+
+    input texture src[n, 2] rgba8unorm;
+    output sums[n];
+
+    node sums(src: src, sums: sums) over n;
+}
+
+/// A 4 x 4 rgba8unorm texture made with plain wgpu on `gpu`'s device.
+fn small_texture(gpu: &Gpu) -> vyre_graph::GpuTextureHandle {
+    let texture = gpu
+        .device()
+        .create_texture(&vyre_graph::wgpu::TextureDescriptor {
+            label: Some("small"),
+            size: vyre_graph::wgpu::Extent3d {
+                width: 4,
+                height: 4,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: vyre_graph::wgpu::TextureDimension::D2,
+            format: vyre_graph::wgpu::TextureFormat::Rgba8Unorm,
+            usage: vyre_graph::wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+    vyre_graph::GpuTextureHandle::from_wgpu(gpu, texture)
+}
+
+/// A texture handle misused is a texture in the message, never a "resident
+/// buffer"; a buffer handle read on another device names no graph buffer.
+/// The graph then runs right.
+#[test]
+fn misused_handles_are_named_for_what_they_are() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = one_step_graph(&gpu);
+    let texture = small_texture(&gpu);
+    let mut y = vec![0u32; 16];
+    let before = gpu.counters();
+    let err = graph
+        .run(
+            16,
+            &[Feed::Texture(&texture)],
+            &mut [Sink::Host(bytes_mut(&mut y))],
+            &DispatchConfig::default(),
+        )
+        .expect_err("a texture for a buffer");
+    nothing_submitted(&gpu, &before);
+    assert!(
+        matches!(&err, BackendError::InvalidTexture { buffer, .. } if buffer == "x"),
+        "{err:?}"
+    );
+    let message = message_ends_with(&err, "pass host elements or a `GpuBufferHandle`");
+    assert!(
+        message.starts_with("the texture passed for `x` cannot be used: `x` is a buffer"),
+        "{message}"
+    );
+    let err = graph
+        .run(
+            16,
+            &[Feed::Host(bytes(&[1; 16]))],
+            &mut [Sink::Texture(&texture)],
+            &DispatchConfig::default(),
+        )
+        .expect_err("a texture for a buffer output");
+    assert!(
+        matches!(&err, BackendError::InvalidTexture { buffer, .. } if buffer == "y"),
+        "{err:?}"
+    );
+
+    // Read back on another device: no graph resource to name.
+    let other = Gpu::new().expect("a second Gpu");
+    let err = texture.read(&other).expect_err("another Gpu's texture");
+    let message = message_ends_with(&err, "read it with its own");
+    assert!(
+        message.starts_with("the texture cannot be used: it belongs to another Gpu"),
+        "{message}"
+    );
+    let handle = GpuBufferHandle::from_slice(&gpu, &[1u32; 16]).expect("handle");
+    let err = handle.read(&other).expect_err("another Gpu's buffer");
+    assert!(matches!(err, BackendError::InvalidHandle { .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(
+        message.starts_with("the resident buffer cannot be used: it belongs to another Gpu"),
+        "{message}"
+    );
+
+    // A resident buffer where a texture goes: named as what it is, with
+    // what to pass instead.
+    let columns = Columns::new(&gpu).expect("graph");
+    let texels = GpuBufferHandle::from_slice(&gpu, &[0x0102_0304u32; 8]).expect("handle");
+    let err = columns
+        .graph()
+        .run(
+            4,
+            &[Feed::Device(&texels)],
+            &mut [Sink::Skip],
+            &DispatchConfig::default(),
+        )
+        .expect_err("a buffer for a texture");
+    let message = err.to_string();
+    assert!(
+        matches!(err, BackendError::TextureMismatch { .. })
+            && message.contains("passed a resident buffer (`GpuBufferHandle`) of 32 bytes")
+            && message.contains("pass a `GpuTextureHandle`"),
+        "{message}"
+    );
+    let pixels = [[1u8, 2, 3, 4]; 8];
+    let out = columns.run(&pixels[..]).expect("host texels");
+    assert_eq!(out.sums, [20; 4]);
+
+    // The same graph, right.
+    let x = data(16, 4);
+    let mut y = vec![0u32; 16];
+    graph
+        .run(
+            16,
+            &[Feed::Host(bytes(&x))],
+            &mut [Sink::Host(bytes_mut(&mut y))],
+            &DispatchConfig::default(),
+        )
+        .expect("run");
+    let want: Vec<u32> = x.iter().map(|&v| mul3_add1(v)).collect();
+    assert_same(&y, &want, "after the misused handles");
+}

@@ -87,9 +87,11 @@ fn chain_of_sixteen_kernels_is_one_submission_with_two_aliased_intermediate_slot
     assert_eq!(delta.submissions, 1, "{delta:?}");
     assert_eq!(report.submissions, 1);
     assert!(!report.cache_hit);
-    // The plan allocates one buffer per slot plus one readback buffer: the
-    // aliasing is real, not only in the analysis.
-    assert_eq!(delta.buffers_created, 4 + 1, "{delta:?}");
+    // The plan allocates one buffer per slot plus one readback buffer (and
+    // one staging buffer for its 4 MB input): the aliasing is real, not
+    // only in the analysis.
+    assert_eq!(delta.staged_uploads, 1, "{delta:?}");
+    assert_eq!(delta.buffers_created, 4 + 1 + 1, "{delta:?}");
     assert_eq!(delta.bytes_read_back, 4 * N as u64);
     assert_eq!(delta.bytes_uploaded, 4 * N as u64);
 }

@@ -22,7 +22,7 @@ use vyre_graph::{DispatchConfig, Gpu, GpuBufferHandle, graph};
 use crate::bfs::device::{Bfs, BfsOutputs, MAX_LEVELS, search};
 use crate::bfs::host::HostBfs;
 use crate::bfs::{cpu_bfs, expanded_levels, first_mismatch, random_graph};
-use crate::{median, order, time_ms};
+use crate::measure::{median, order, time_ms};
 
 graph! {
     /// `Bfs` with at most 16 levels instead of 64 (enough for these
@@ -286,7 +286,7 @@ pub fn only(
     if let Some(path) = json_path {
         let json = format!(
             "{{\n  \"adapter\": \"{}\",\n  \"quick\": {quick},\n{}}}\n",
-            crate::json_escape(&gpu.adapter().to_string()),
+            crate::measure::json_escape(&gpu.adapter().to_string()),
             json(&rows)
         );
         std::fs::write(path, json)?;

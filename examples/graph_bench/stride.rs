@@ -13,7 +13,9 @@ use std::cell::RefCell;
 
 use vyre_graph::{DispatchConfig, Gpu, GridStride, RunReport};
 
-use super::{Chain64, Chain64Outputs, chain_reference, image, median, order, random_u32, time_ms};
+use crate::chains::{Chain64, Chain64Outputs, chain_reference};
+use crate::image;
+use crate::measure::{median, order, random_u32, time_ms};
 
 /// One mode's medians on one workload.
 struct Measured {
@@ -171,7 +173,7 @@ pub fn run(gpu: &Gpu, quick: bool, json: Option<&str>) -> Result<(), Box<dyn std
         let mut text = String::from("{\n");
         text.push_str(&format!(
             "  \"adapter\": \"{}\",\n  \"quick\": {quick},\n  \"grid_stride\": [\n",
-            super::json_escape(&gpu.adapter().to_string())
+            crate::measure::json_escape(&gpu.adapter().to_string())
         ));
         for (i, r) in rows.iter().enumerate() {
             text.push_str(&format!(

@@ -16,6 +16,8 @@
 //!
 //! The crate has no dependencies and no `unsafe`; the `graph!` macro uses it
 //! at compile time and the runtime uses it when it builds a launch plan.
+//! Its [`spec`] module holds the plain types of a graph's description that
+//! both spell (sizes, texel formats, binding kinds, ...), defined once.
 //!
 //! # Example
 //!
@@ -67,6 +69,7 @@ mod hazard;
 mod live;
 mod model;
 mod problem;
+pub mod spec;
 
 #[cfg(test)]
 mod random_tests;

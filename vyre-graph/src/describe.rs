@@ -1,12 +1,17 @@
 //! [`Description`]: a readable account of a graph's schedule (nodes, edges,
 //! levels, buffers, aliasing) and its Graphviz export.
+//!
+//! Beside `graph.rs`, above `run/`: it reads a compiled [`Program`] (and
+//! the GPU times a graph kept) and imports only `plan/` and `spec/`;
+//! `Graph::describe`, `to_dot` and `node_times` call it.
 
 use std::fmt;
 
-use vyre_analysis::{Edge, PeakBytes, Use, hazard_name};
+use vyre_analysis::{Edge, Use, hazard_name};
 
-use crate::graph::Graph;
-use crate::program::{Dispatch, node_uses};
+use crate::plan::dispatch::Dispatch;
+use crate::plan::program::Program;
+use crate::plan::validate::node_uses;
 use crate::spec::{BufferClass, DispatchSize, Extent};
 
 /// One node of a [`Description`].
@@ -45,9 +50,11 @@ pub struct BufferDescription {
     pub live: Option<(usize, usize)>,
     /// Set for an append buffer (`len` is then its capacity).
     pub append: Option<crate::spec::AppendSpec>,
+    /// Set for a texture (its format, dimension and extent) or a sampler.
+    pub texture: Option<crate::spec::TextureResource>,
 }
 
-/// The schedule of a graph, from [`Graph::describe`] (or a `graph!` type's
+/// The schedule of a graph, from [`Graph::describe`](crate::Graph::describe) (or a `graph!` type's
 /// `describe()`); `Display` prints it as a table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Description {
@@ -71,7 +78,7 @@ pub struct Description {
     /// each iteration (`first..first + count`).
     pub loops: Vec<(String, Vec<std::ops::Range<usize>>)>,
     /// For each fused group, the workgroups its grid-stride loop runs on
-    /// under [`crate::GridStride::Auto`] (when its plain grid has more);
+    /// under [`crate::spec::config::GridStride::Auto`] (when its plain grid has more);
     /// `None` when it always runs its plain grid.
     pub grid_stride: Vec<Option<u32>>,
     /// Control dispatches a run records besides its nodes: one
@@ -119,26 +126,7 @@ impl fmt::Display for Description {
             writeln!(f)?;
         }
         for b in &self.buffers {
-            match b.append {
-                Some(a) => write!(
-                    f,
-                    "  buffer `{}` append{} capacity [{}] x {} bytes, slot {}",
-                    b.name,
-                    if a.grow { " grow" } else { "" },
-                    b.len,
-                    b.element_size,
-                    b.slot
-                )?,
-                None => write!(
-                    f,
-                    "  buffer `{}` {:?} [{}] x {} bytes, slot {}",
-                    b.name, b.class, b.len, b.element_size, b.slot
-                )?,
-            }
-            match b.live {
-                Some((first, last)) => writeln!(f, ", live nodes {first}..={last}")?,
-                None => writeln!(f, ", unused")?,
-            }
+            b.fmt_line(f)?;
         }
         for (g, (label, members)) in self.fused.iter().enumerate() {
             let names: Vec<&str> = members
@@ -192,207 +180,229 @@ impl fmt::Display for Description {
     }
 }
 
-impl Graph {
-    /// The graph's schedule: nodes with levels and dependencies, buffers
-    /// with slots and live ranges, and every dependency edge.
-    #[must_use]
-    pub fn describe(&self) -> Description {
-        let a = &self.program.analysis;
-        let times = self.node_times();
-        Description {
-            name: self.program.spec.name.to_string(),
-            nodes: self
-                .program
-                .spec
-                .nodes
-                .iter()
-                .enumerate()
-                .map(|(i, n)| NodeDescription {
-                    label: n.label.to_string(),
-                    kernel: self
-                        .program
-                        .spec
-                        .kernels
-                        .get(n.kernel)
-                        .map_or_else(String::new, |k| k.label.to_string()),
-                    level: a.levels.get(i).copied().unwrap_or(0),
-                    depends_on: a.dependencies(i),
-                    size: n.size,
-                    gpu_ns: times.get(i).copied(),
-                })
-                .collect(),
-            buffers: self
-                .program
-                .spec
-                .buffers
-                .iter()
-                .enumerate()
-                .map(|(i, b)| BufferDescription {
-                    name: b.name.to_string(),
-                    class: b.class,
-                    element_size: b.element_size,
-                    len: b.len,
-                    slot: a.slots.get(i).copied().unwrap_or(i),
-                    live: a
-                        .live_ranges
-                        .get(i)
-                        .copied()
-                        .flatten()
-                        .map(|r| (r.first, r.last)),
-                    append: b.append,
-                })
-                .collect(),
-            edges: a.edges.clone(),
-            level_count: a.level_count,
-            slot_count: a.slot_count,
-            fused: self
-                .program
-                .spec
-                .fused
-                .iter()
-                .map(|g| (g.dispatch.label.to_string(), g.nodes.to_vec()))
-                .collect(),
-            loops: self
-                .program
-                .spec
-                .loops
-                .iter()
-                .map(|l| {
-                    let iterations = l
-                        .iterations
-                        .iter()
-                        .map(|it| it.first_node..it.first_node + it.nodes)
-                        .collect();
-                    (l.label.to_string(), iterations)
-                })
-                .collect(),
-            control_dispatches: self.program.steps.groups.len(),
-            grid_stride: (0..self.program.spec.fused.len())
-                .map(|g| {
-                    self.program
-                        .stride
-                        .by_group
-                        .get(g)
-                        .copied()
-                        .flatten()
-                        .map(|(_, w)| w)
-                })
-                .collect(),
-        }
-    }
-
-    /// The schedule as a Graphviz DOT graph (`dot -Tsvg` draws it).
-    #[must_use]
-    pub fn to_dot(&self) -> String {
-        let times = self.node_times();
-        let labels: Vec<String> = self
-            .program
+/// The schedule of `program` (see `Graph::describe`), with each node's
+/// GPU time from `times` (empty: none).
+pub(crate) fn describe(program: &Program, times: &[u64]) -> Description {
+    let a = &program.analysis;
+    Description {
+        name: program.spec.name.to_string(),
+        nodes: program
             .spec
             .nodes
             .iter()
             .enumerate()
-            .map(|(i, n)| match times.get(i) {
-                Some(ns) => format!("{}\n{:.1} µs", n.label, *ns as f64 / 1e3),
-                None => n.label.to_string(),
+            .map(|(i, n)| NodeDescription {
+                label: n.label.to_string(),
+                kernel: program
+                    .spec
+                    .kernels
+                    .get(n.kernel)
+                    .map_or_else(String::new, |k| k.label.to_string()),
+                level: a.levels.get(i).copied().unwrap_or(0),
+                depends_on: a.dependencies(i),
+                size: n.size,
+                gpu_ns: times.get(i).copied(),
             })
-            .collect();
-        let nodes: Vec<&str> = labels.iter().map(String::as_str).collect();
-        let buffers: Vec<&str> = self.program.spec.buffers.iter().map(|b| &*b.name).collect();
-        let uses: Vec<Vec<Use>> = self
-            .program
+            .collect(),
+        buffers: program
             .spec
-            .nodes
+            .buffers
             .iter()
-            .map(|n| node_uses(&self.program.spec, n))
-            .collect();
-        let mut dot =
-            self.program
-                .analysis
-                .to_dot(&self.program.spec.name, &nodes, &buffers, &uses);
-        // Each fused group as a cluster around its member nodes.
-        if !self.program.spec.fused.is_empty()
-            && let Some(end) = dot.rfind('}')
-        {
-            let mut clusters = String::new();
-            for (g, group) in self.program.spec.fused.iter().enumerate() {
-                let members: Vec<String> = group.nodes.iter().map(|n| format!("n{n};")).collect();
-                clusters.push_str(&format!(
-                    "    subgraph cluster_fused{g} {{ label=\"{} (one dispatch)\"; style=dashed; {} }}\n",
-                    group.dispatch.label.replace('"', "\\\""),
-                    members.join(" ")
-                ));
-            }
-            dot.insert_str(end, &clusters);
-        }
-        // Each loop as a cluster around its iterations' nodes.
-        if !self.program.spec.loops.is_empty()
-            && let Some(end) = dot.rfind('}')
-        {
-            let mut clusters = String::new();
-            for (l, lp) in self.program.spec.loops.iter().enumerate() {
-                let members: Vec<String> = lp
+            .enumerate()
+            .map(|(i, b)| BufferDescription {
+                name: b.name.to_string(),
+                class: b.class,
+                element_size: b.element_size,
+                len: b.len,
+                slot: a.slots.get(i).copied().unwrap_or(i),
+                live: a
+                    .live_ranges
+                    .get(i)
+                    .copied()
+                    .flatten()
+                    .map(|r| (r.first, r.last)),
+                append: b.append,
+                texture: b.texture,
+            })
+            .collect(),
+        edges: a.edges.clone(),
+        level_count: a.level_count,
+        slot_count: a.slot_count,
+        fused: program
+            .spec
+            .fused
+            .iter()
+            .map(|g| (g.dispatch.label.to_string(), g.nodes.to_vec()))
+            .collect(),
+        loops: program
+            .spec
+            .loops
+            .iter()
+            .map(|l| {
+                let iterations = l
                     .iterations
                     .iter()
-                    .flat_map(|it| it.first_node..it.first_node + it.nodes)
-                    .map(|n| format!("n{n};"))
+                    .map(|it| it.first_node..it.first_node + it.nodes)
                     .collect();
-                clusters.push_str(&format!(
-                    "    subgraph cluster_loop{l} {{ label=\"{} (stops on the device)\"; style=dotted; {} }}\n",
-                    lp.label.replace('"', "\\\""),
-                    members.join(" ")
-                ));
-            }
-            dot.insert_str(end, &clusters);
-        }
-        dot
+                (l.label.to_string(), iterations)
+            })
+            .collect(),
+        control_dispatches: program.steps.groups.len(),
+        grid_stride: (0..program.spec.fused.len())
+            .map(|g| {
+                program
+                    .stride
+                    .by_group
+                    .get(g)
+                    .copied()
+                    .flatten()
+                    .map(|(_, w)| w)
+            })
+            .collect(),
     }
+}
 
-    /// Each node's GPU nanoseconds in the latest profiled run, in node
-    /// order; the members of a fused group share the group's one dispatch
-    /// and show its time. Empty until a run profiled on a device with
-    /// timestamps inside passes.
-    #[must_use]
-    pub fn node_times(&self) -> Vec<u64> {
-        let dispatches = self
-            .dispatch_gpu_ns
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
-        if dispatches.is_empty() {
-            return dispatches;
+/// The schedule of `program` as a Graphviz DOT graph (see
+/// `Graph::to_dot`), each node labelled with its GPU time from `times`.
+pub(crate) fn to_dot(program: &Program, times: &[u64]) -> String {
+    let labels: Vec<String> = program
+        .spec
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| match times.get(i) {
+            Some(ns) => format!("{}\n{:.1} µs", n.label, *ns as f64 / 1e3),
+            None => n.label.to_string(),
+        })
+        .collect();
+    let nodes: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let buffers: Vec<&str> = program.spec.buffers.iter().map(|b| &*b.name).collect();
+    let uses: Vec<Vec<Use>> = program
+        .spec
+        .nodes
+        .iter()
+        .map(|n| node_uses(&program.spec, n))
+        .collect();
+    let mut dot = program
+        .analysis
+        .to_dot(&program.spec.name, &nodes, &buffers, &uses);
+    // Each fused group as a cluster around its member nodes.
+    if !program.spec.fused.is_empty()
+        && let Some(end) = dot.rfind('}')
+    {
+        let mut clusters = String::new();
+        for (g, group) in program.spec.fused.iter().enumerate() {
+            let members: Vec<String> = group.nodes.iter().map(|n| format!("n{n};")).collect();
+            clusters.push_str(&format!(
+                "    subgraph cluster_fused{g} {{ label=\"{} (one dispatch)\"; style=dashed; {} }}\n",
+                group.dispatch.label.replace('"', "\\\""),
+                members.join(" ")
+            ));
         }
-        let spec = &self.program.spec;
-        let mut times = vec![0; spec.nodes.len()];
-        for (d, &ns) in self.program.dispatches.iter().zip(&dispatches) {
-            match *d {
-                Dispatch::Node(n) => {
+        dot.insert_str(end, &clusters);
+    }
+    // Each loop as a cluster around its iterations' nodes.
+    if !program.spec.loops.is_empty()
+        && let Some(end) = dot.rfind('}')
+    {
+        let mut clusters = String::new();
+        for (l, lp) in program.spec.loops.iter().enumerate() {
+            let members: Vec<String> = lp
+                .iterations
+                .iter()
+                .flat_map(|it| it.first_node..it.first_node + it.nodes)
+                .map(|n| format!("n{n};"))
+                .collect();
+            clusters.push_str(&format!(
+                "    subgraph cluster_loop{l} {{ label=\"{} (stops on the device)\"; style=dotted; {} }}\n",
+                lp.label.replace('"', "\\\""),
+                members.join(" ")
+            ));
+        }
+        dot.insert_str(end, &clusters);
+    }
+    dot
+}
+
+/// Each node's GPU nanoseconds from each dispatch's (`dispatches`, in
+/// recording order; see `Graph::node_times`): the members of a fused
+/// group show the group's.
+pub(crate) fn node_times(program: &Program, dispatches: &[u64]) -> Vec<u64> {
+    if dispatches.is_empty() {
+        return Vec::new();
+    }
+    let spec = &program.spec;
+    let mut times = vec![0; spec.nodes.len()];
+    for (d, &ns) in program.dispatches.iter().zip(dispatches) {
+        match *d {
+            Dispatch::Node(n) => {
+                if let Some(t) = times.get_mut(n) {
+                    *t = ns;
+                }
+            }
+            Dispatch::Fused(g) => {
+                for &n in spec.fused.get(g).map_or(&[][..], |g| &g.nodes) {
                     if let Some(t) = times.get_mut(n) {
                         *t = ns;
                     }
                 }
-                Dispatch::Fused(g) => {
-                    for &n in spec.fused.get(g).map_or(&[][..], |g| &g.nodes) {
-                        if let Some(t) = times.get_mut(n) {
-                            *t = ns;
-                        }
-                    }
-                }
             }
         }
-        times
     }
+    times
+}
 
-    /// Device bytes for problem size `n` with and without aliasing of
-    /// intermediates, and the largest live set (readback buffers excluded).
-    #[must_use]
-    pub fn peak_bytes(&self, n: u64) -> PeakBytes {
-        let bytes: Vec<u64> = self
-            .program
-            .spec
-            .buffers
-            .iter()
-            .map(|b| b.bytes(n).max(4).next_multiple_of(4))
-            .collect();
-        self.program.analysis.peak_bytes(&bytes)
+impl BufferDescription {
+    /// One line of [`Description`]'s table: a buffer, texture or sampler,
+    /// its slot and live range.
+    fn fmt_line(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self;
+        match (&b.texture, b.append) {
+            (Some(crate::spec::TextureResource::Texture(shape)), _) => write!(
+                f,
+                "  texture `{}` {:?} {} ({}, {}), slot {}",
+                b.name,
+                b.class,
+                texture_sides(shape),
+                shape.dimension.keyword(),
+                shape.format.name(),
+                b.slot
+            )?,
+            (Some(crate::spec::TextureResource::Sampler(s)), _) => write!(
+                f,
+                "  sampler `{}` {:?} {:?}, slot {}",
+                b.name, s.filter, s.address, b.slot
+            )?,
+            (None, Some(a)) => write!(
+                f,
+                "  buffer `{}` append{} capacity [{}] x {} bytes, slot {}",
+                b.name,
+                if a.grow { " grow" } else { "" },
+                b.len,
+                b.element_size,
+                b.slot
+            )?,
+            (None, None) => write!(
+                f,
+                "  buffer `{}` {:?} [{}] x {} bytes, slot {}",
+                b.name, b.class, b.len, b.element_size, b.slot
+            )?,
+        }
+        match b.live {
+            Some((first, last)) => writeln!(f, ", live nodes {first}..={last}"),
+            None => writeln!(f, ", unused"),
+        }
+    }
+}
+
+/// A texture's declared extent: `n x 3 texels`, `4 x 2 texels x n layers`.
+fn texture_sides(shape: &crate::spec::TextureShape) -> String {
+    use crate::spec::TextureDimension;
+    let (w, h, d) = (shape.width, shape.height, shape.depth_or_array_layers);
+    match shape.dimension {
+        TextureDimension::D1 => format!("{w} texels"),
+        TextureDimension::D2 => format!("{w} x {h} texels"),
+        TextureDimension::D2Array => format!("{w} x {h} texels x {d} layers"),
+        TextureDimension::D3 => format!("{w} x {h} x {d} texels"),
     }
 }

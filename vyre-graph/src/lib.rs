@@ -58,44 +58,52 @@
 //! ## Without a GPU
 //! Install Mesa's software Vulkan driver: `apt-get install -y
 //! --no-install-recommends mesa-vulkan-drivers libvulkan1`.
+//!
+//! ## How the crate is built
+//! In layers, each importing only the layers below it (no import cycle,
+//! also none inside a layer):
+//!
+//! 1. `spec/`: the static description ([`spec`]), options, errors, grid
+//!    arithmetic ([`grid`]) and the plan data ([`plan`]'s types): plain
+//!    data, no device;
+//! 2. `device/`: [`Gpu`], pipelines, resident buffers and textures, host
+//!    feeds and sinks, reading device memory back;
+//! 3. `plan/`: everything a run of one problem size needs: the compiled
+//!    program, validation, sizing, launch plans and their cache, binding;
+//! 4. `run/`: one run of a plan: encode, submit, read back, status;
+//! 5. `graph.rs`: [`Graph`], whose `run` calls check, plan, bind, encode,
+//!    submit and read back in that order (`describe.rs` beside it renders
+//!    the schedule); `seed/`: [`GpuDispatchGraph`], on top.
 #![warn(missing_docs)]
+// The only `unsafe` is `device/transfer.rs`'s, audited there.
+#![deny(unsafe_code)]
 
-mod append;
-mod config;
 mod describe;
-mod dispatch;
-mod error;
-mod gpu;
+mod device;
 mod graph;
-pub mod grid;
-mod indirect;
-mod launch;
-mod loops;
-mod pipeline;
 pub mod plan;
-mod program;
-mod readback;
-mod record;
-mod resource;
+mod run;
+mod seed;
 pub mod spec;
-mod texture;
-pub use texture::GpuTextureHandle;
-mod steps;
-mod stride;
 
-pub use config::DispatchConfig;
+#[doc(inline)]
+pub use spec::grid;
+
 pub use describe::Description;
-pub use dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
-pub use error::{BackendError, DRIVER_SETUP_HINT, Result};
-pub use gpu::{AdapterSummary, Gpu, GpuCounters, GpuOptions};
-pub use graph::{Graph, RecordedRun, RunPhases, RunReport};
-pub use loops::LoopReport;
-pub use pipeline::WgpuPipeline;
+pub use device::buffer::GpuBufferHandle;
+pub use device::counters::GpuCounters;
+pub use device::gpu::{AdapterSummary, Gpu, GpuOptions};
+pub use device::io::{Feed, GpuResource, Headed, HeadedInput, Input, OwnedFeed, Sink, VecSink};
+pub use device::pipeline::WgpuPipeline;
+pub use device::texture_handle::GpuTextureHandle;
+pub use graph::Graph;
 pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
-pub use resource::{
-    Feed, GpuBufferHandle, GpuResource, Headed, HeadedInput, Input, OwnedFeed, Sink,
-};
-pub use stride::{GridStride, MAX_STRIDE_STEPS};
+pub use run::recorded::RecordedRun;
+pub use run::report::{LoopReport, RunPhases, RunReport};
+pub use seed::dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
+pub use spec::config::{DispatchConfig, GridStride, MAX_STRIDE_STEPS};
+pub use spec::error::{BackendError, DRIVER_SETUP_HINT, Result};
+pub use spec::transfer::TransferOptions;
 
 /// `f16` for kernels that use WGSL's `f16` (`features [shader_f16];`).
 pub use half;
@@ -106,8 +114,7 @@ pub use wgpu;
 /// any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::append::{append_scratch, read_appended};
-    pub use crate::resource::resize_vec;
+    pub use crate::device::io::{append_scratch, read_appended, resize_vec};
     pub use crate::spec::*;
     pub use crate::{
         BackendError, Description, DispatchConfig, Feed, Gpu, GpuBufferHandle, GpuTextureHandle,
@@ -117,6 +124,16 @@ pub mod __private {
     pub use half;
     pub use std::borrow::Cow;
     pub use wgpu;
+
+    pub use crate::device::poller::PollerFaults;
+
+    /// Fault injection for vyre's own tests, not an API: replaces the
+    /// faults `gpu`'s device poller has still to meet (see
+    /// [`PollerFaults`]). Async runs waiting meanwhile must complete all
+    /// the same.
+    pub fn inject_poller_faults(gpu: &Gpu, faults: PollerFaults) {
+        gpu.inject_poller_faults(faults);
+    }
 
     /// The element type of an output in the placeholder `graph!` emits
     /// beside its errors, when no kernel could say the real one.

@@ -1,23 +1,44 @@
 //! The compile-time checked `graph!` macro of vyre. Use it through
 //! `vyre_graph::graph!`; the generated code needs the `vyre_graph` runtime.
 //!
-//! The macro is a pipeline of stages, one file each, each taking the
-//! previous stage's output as proof that it succeeded:
+//! The macro is a pipeline of five stages, one folder each, each taking
+//! the previous stage's output as proof that it succeeded; a stage imports
+//! only earlier stages, `model/` (the types they hand on) and `diag/`
+//! (diagnostics):
 //!
 //! ```text
-//! input.rs    tokens          -> GraphInput        (syn grammar, spans kept)
-//! load.rs     KernelDecl      -> LoadedKernel      (literal | file | tokens, source map)
-//! validate.rs LoadedKernel    -> ValidatedKernel   (naga front end + validator)
-//! reflect.rs  ValidatedKernel -> KernelInterface   (bindings, use, layout, overrides)
-//! analyse.rs  GraphInput + KernelInterface* -> GraphAnalysis (names, types, limits, hazards)
-//! fold.rs     GraphAnalysis   -> GraphAnalysis     (`over` kernels wrapped for folded grids)
-//! fuse.rs     GraphAnalysis   -> GraphAnalysis     (element-wise chains fused into one dispatch)
-//! expand.rs   GraphAnalysis   -> tokens            (quote! only)
+//! 1 parse/      tokens -> GraphInput                   the grammar, spans kept
+//! 2 check/      KernelDecl -> LoadedKernel              literal | file | tokens, source map
+//!                          -> ValidatedKernel           naga front end + validator (worker thread)
+//!                          -> KernelInterface           entry point, bindings, overrides, Rust types
+//! 3 analyse/    GraphInput + KernelInterface* -> GraphAnalysis   names, types, limits, hazards
+//! 4 transform/  GraphAnalysis -> GraphAnalysis          grids folded, element-wise chains fused
+//! 5 emit/       GraphAnalysis -> tokens                 quote! only (or the error stub)
 //! ```
 //!
-//! Every error of an invocation is collected (`diag.rs`) and emitted
-//! together as `compile_error!`s, beside a stub of the generated type so the
-//! rest of the user's crate still resolves.
+//! `front_end` is that sequence. Every error of an invocation is collected
+//! (`diag/`) and emitted together as `compile_error!`s, beside a stub of
+//! the generated type so the rest of the user's crate still resolves.
+//!
+//! # The promise: a WGSL or graph error, never an internal one
+//!
+//! Whatever the input, `graph!` answers with the expansion or with errors
+//! that name the user's mistake (naga's WGSL errors at the culprit, the
+//! graph checks): it never panics and never reports an internal error.
+//! `expand` still catches a panic as a last resort ("internal error:
+//! graph! panicked"), and `check/validate.rs` one in naga; either is a bug, to be
+//! reported with the macro input that caused it. Kept so by:
+//!
+//! * no `unwrap`, `expect`, `panic!` or unchecked indexing in this crate
+//!   (denied below);
+//! * no proc-macro API off the macro's thread: naga runs on a worker thread
+//!   that makes plain data only (`check/worker.rs`; `tests::threads`
+//!   checks the files it reaches);
+//! * `tests/compile_many.rs` (the workspace's), which builds about 200
+//!   invalid kernels in every source form through the real compiler and
+//!   fails on any internal error or panic, and the fuzz test
+//!   (`tests::fuzz`), which runs thousands of mutants of every invocation
+//!   in the repository through the front end.
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 #![cfg_attr(
@@ -33,25 +54,13 @@
 extern crate proc_macro;
 
 mod analyse;
-mod append;
+mod check;
 mod diag;
-mod dynamic;
-mod expand;
-mod features;
-mod fold;
-mod fuse;
-mod hints;
-mod input;
-mod load;
-mod naga_diag;
-mod partial;
-mod reflect;
-mod rust_types;
-mod sites;
-mod suggest;
-mod textures;
+mod emit;
+mod model;
+mod parse;
 mod timings;
-mod validate;
+mod transform;
 
 #[cfg(test)]
 mod tests;
@@ -236,75 +245,33 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
     }
 }
 
+/// The stages in order: parse, check every kernel, then (when the syntax
+/// and every kernel are fine) analyse, transform and emit; otherwise every
+/// error beside the stub.
 fn front_end(tokens: TokenStream) -> TokenStream {
     let timer = timings::Timer::start();
     let mut diag = diag::Diagnostics::new();
-    let graph = input::parse(tokens, &mut diag);
+    let graph = parse::parse(tokens, &mut diag);
+    let name = graph.header.as_ref().map(|h| h.name.to_string());
     let syntax_ok = diag.is_empty();
     let fuse_on = graph.fuse_off.is_none();
-    let caps = features::capabilities(&graph.features);
-    let declared: Vec<&'static str> = graph.features.iter().map(|f| f.variant).collect();
+    let caps = model::features::capabilities(&graph.features);
 
-    let loaded = load::load_all(&graph.kernels, &mut diag);
+    let check::Checked {
+        interfaces,
+        partial,
+        tracked,
+    } = check::check_kernels(&graph.kernels, caps, &mut diag);
     // Rebuild when a kernel file changes, even when it has errors.
-    let tracked = loaded
-        .iter()
-        .flatten()
-        .filter_map(|k| k.tracked_path().map(str::to_owned))
-        .collect::<Vec<_>>();
     let includes = quote!(#(const _: &str = ::core::include_str!(#tracked);)*);
 
-    // What failed kernels' bindings hold, for the error stub.
-    let mut partial: Vec<Option<partial::PartialTypes>> = Vec::new();
-    let mut fuse_facts = Vec::new();
-    let (interfaces, fold_facts): (Vec<Option<reflect::KernelInterface>>, Vec<_>) = loaded
-        .into_iter()
-        .map(|kernel| {
-            partial.push(None);
-            let validated = match validate::validate_or_partial(kernel?, caps) {
-                Ok(v) => v,
-                Err(failed) => {
-                    diag.push(failed.error);
-                    if let Some(slot) = partial.last_mut() {
-                        *slot = failed.partial;
-                    }
-                    return None;
-                }
-            };
-            let facts = fold::module_facts(&validated.module);
-            fuse_facts.push(
-                fuse_on
-                    .then(|| {
-                        let entry = validated.loaded.entry.as_ref().map(syn::LitStr::value);
-                        fuse::kernel_facts(&validated.module, &validated.loaded.source, entry)
-                    })
-                    .flatten(),
-            );
-            match reflect::reflect(validated) {
-                Ok(interface) => Some((interface, facts)),
-                Err(errors) => {
-                    errors.into_iter().for_each(|e| diag.push(e));
-                    None
-                }
-            }
-        })
-        .map(|k| k.map_or((None, None), |(i, f)| (Some(i), Some(f))))
-        .unzip();
-
-    let stub = expand::stub(&graph, &analyse::stub_types(&graph, &interfaces, &partial));
+    let stub = emit::stub(&graph, &analyse::stub_types(&graph, &interfaces, &partial));
     if syntax_ok
-        && let Some(mut analysis) = analyse::analyse(graph, interfaces, &mut diag)
+        && let Some(mut analysis) = analyse::analyse(graph, &interfaces, &mut diag)
         && diag.is_empty()
     {
-        analysis.features = declared;
-        let node_kernels: Vec<usize> = analysis.nodes.iter().map(|n| n.kernel).collect();
-        fold::fold(&mut analysis, &fold_facts, caps);
-        if fuse_on {
-            let started = timer.lap();
-            fuse::fuse(&mut analysis, &fuse_facts, &node_kernels, caps);
-            timer.report_stage(&analysis.header.name.to_string(), "fuse", started);
-        }
-        let expanded = expand::expand(&analysis);
+        transform::transform(&mut analysis, &interfaces, caps, fuse_on, &timer);
+        let expanded = emit::expand(&analysis);
         timer.report(&analysis.header.name.to_string(), analysis.kernels.len());
         return quote!(#includes #expanded);
     }
@@ -315,5 +282,6 @@ fn front_end(tokens: TokenStream) -> TokenStream {
         );
     }
     let errors = diag.to_compile_errors();
+    timer.report_failed(name.as_deref().unwrap_or("?"), diag.len());
     quote!(#includes #errors #stub)
 }

@@ -1,6 +1,7 @@
 //! Opt-in expansion timings: with `VYRE_MACRO_TIMINGS=1` in the environment
 //! of the build, each successful `graph!` prints how long it took to parse,
-//! validate, reflect, analyse and expand, and the time per kernel. For
+//! validate, reflect, analyse and expand, and the time per kernel (a
+//! failing one how long it took to find its errors). For
 //! finding out what a graph costs the build; nothing is printed otherwise.
 
 use std::time::Instant;
@@ -28,6 +29,15 @@ impl Timer {
                 "vyre graph! `{name}`: {kernels} kernel{plural} expanded in {ms:.2} ms ({:.2} ms per kernel)",
                 ms / kernels.max(1) as f64
             );
+        }
+    }
+
+    /// Print the time since `start` for graph `name`, which failed with
+    /// `errors` errors.
+    pub fn report_failed(&self, name: &str, errors: usize) {
+        if let Some(start) = self.start {
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            eprintln!("vyre graph! `{name}`: {errors} errors reported in {ms:.2} ms");
         }
     }
 

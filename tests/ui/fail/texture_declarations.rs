@@ -1,4 +1,4 @@
-// Texture and sampler declarations that do not parse: an unknown format
+// Texture and sampler declarations that do not parse: a misspelt format
 // and an unknown filter (both reported).
 use vyre_graph::graph;
 
@@ -13,7 +13,7 @@ graph! {
         }
     ";
 
-    output texture a[n, 4] bgra8unorm;
+    output texture a[n, 4] rgba8unrom;
     output texture b[n, 4] r32float;
     sampler s = bilinear clamp;
 

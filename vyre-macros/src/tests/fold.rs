@@ -4,14 +4,17 @@
 use naga::BuiltIn;
 
 use super::*;
-use crate::analyse::GraphAnalysis;
+use crate::analyse;
+use crate::check::{load, reflect, validate};
 use crate::diag::Diagnostics;
-use crate::fold::{self, Fold, Positions};
-use crate::{analyse, input, load, reflect, validate};
+use crate::model::GraphAnalysis;
+use crate::parse as input;
+use crate::transform::fold::{self, Positions};
+use vyre_analysis::spec::GridFold as Fold;
 
 /// The module naga makes of `src` (panics when it is invalid).
 fn module(src: &str) -> naga::Module {
-    validate::revalidate(src, crate::features::WEBGPU)
+    validate::revalidate(src, crate::model::features::WEBGPU)
         .unwrap_or_else(|| panic!("invalid WGSL:\n{src}"))
 }
 
@@ -250,9 +253,9 @@ fn text_transform_refuses_what_it_cannot_find() {
 fn analysed(src: &str) -> GraphAnalysis {
     let mut diag = Diagnostics::new();
     let graph = input::parse(tokens(src), &mut diag);
-    let caps = crate::features::capabilities(&graph.features);
+    let caps = crate::model::features::capabilities(&graph.features);
     let mut facts = Vec::new();
-    let interfaces = load::load_all(&graph.kernels, &mut diag)
+    let interfaces: Vec<_> = load::load_all(&graph.kernels, &mut diag)
         .into_iter()
         .map(|k| {
             let v = validate::validate(k.expect("loads"), caps).expect("validates");
@@ -260,7 +263,7 @@ fn analysed(src: &str) -> GraphAnalysis {
             Some(reflect::reflect(v).unwrap_or_else(|e| panic!("{e:?}")))
         })
         .collect();
-    let mut a = analyse::analyse(graph, interfaces, &mut diag).expect("analyses");
+    let mut a = analyse::analyse(graph, &interfaces, &mut diag).expect("analyses");
     assert!(diag.is_empty(), "{:?}", diag.messages());
     fold::fold(&mut a, &facts, caps);
     a
@@ -403,7 +406,7 @@ fn invalid_wrapping_falls_back_to_x_only() {
         "@workgroup_size(WG)",
         "@workgroup_size(array<u32, 2>(64u, 1u)[0])",
     );
-    if validate::revalidate(&src, crate::features::WEBGPU).is_none() {
+    if validate::revalidate(&src, crate::model::features::WEBGPU).is_none() {
         // naga does not take that expression; use another that it takes
         // but the wrapper cannot copy.
         panic!("test kernel invalid:\n{src}");

@@ -161,7 +161,7 @@ fn a_group_whose_kernel_fails_validation_stays_unfused() {
     // in a register without the loop, in memory with the loop, in memory
     // without it; then the nodes stay unfused.
     let mut rejected = |expect_private: bool, expect_loop: bool| {
-        let ts = crate::fuse::with_verdicts(verdicts.clone(), || expand(&src(good)));
+        let ts = crate::transform::fuse::with_verdicts(verdicts.clone(), || expand(&src(good)));
         let sources = fused_sources(&ts);
         assert_eq!(sources.len(), 1);
         let s = &sources[0];
@@ -173,7 +173,7 @@ fn a_group_whose_kernel_fails_validation_stays_unfused() {
     rejected(true, false);
     rejected(false, true);
     rejected(false, false);
-    let forced = crate::fuse::with_verdicts(verdicts, || assert_ok(&src(good)));
+    let forced = crate::transform::fuse::with_verdicts(verdicts, || assert_ok(&src(good)));
     assert!(groups(&forced).is_empty());
 }
 

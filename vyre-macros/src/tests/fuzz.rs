@@ -8,8 +8,12 @@
 //!   of the first one (to replay one reported mutant:
 //!   `VYRE_FUZZ_SEED=s VYRE_FUZZ_FIRST=i VYRE_FUZZ_MUTANTS=1`).
 //! * A mutant fails the test when the front end panics, when its output is
-//!   empty or not valid Rust items, or when it takes longer than
-//!   [`HANG_LIMIT`] (a watchdog thread reports mutants that never finish).
+//!   empty or not valid Rust items, or when it is slow: slower than
+//!   [`SLOW_FACTOR`] times the expansion of the largest graph the macro
+//!   accepts ([`reference`]), timed in this process just before the mutants
+//!   and again, with the mutant itself, when a mutant passes the limit (so
+//!   a loaded machine slows both sides alike). A watchdog thread reports
+//!   mutants that never finish ([`HANG_FACTOR`] limits).
 //!
 //! `file "..."` kernels: the macro looks a relative path up in
 //! `CARGO_MANIFEST_DIR` (here `vyre-macros`, not the crate the invocation
@@ -33,8 +37,11 @@ use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream, TokenTree};
 const DEFAULT_MUTANTS: usize = 8000;
 /// The fixed default seed, so CI runs are reproducible.
 const DEFAULT_SEED: u64 = 0x5EED_F00D_0000_0007;
-/// A mutant slower than this is a defect (e.g. an unbounded unroll).
-const HANG_LIMIT: Duration = Duration::from_secs(2);
+/// A mutant slower than this many expansions of [`reference`] is a defect
+/// (e.g. an unbounded unroll, or work quadratic in the graph's size).
+const SLOW_FACTOR: u32 = 4;
+/// The watchdog reports a mutant still running after this many limits.
+const HANG_FACTOR: u32 = 5;
 /// The corpus must hold at least this many invocations.
 const MIN_CORPUS: usize = 20;
 
@@ -718,6 +725,38 @@ type Running = (usize, Instant, String, String, String);
 struct Current {
     running: Option<Running>,
     panic_message: Option<String>,
+    /// The time limit per mutant, once calibrated.
+    limit: Option<Duration>,
+}
+
+/// The largest graph the macro accepts, of the cheapest kind to write: one
+/// element-wise node repeated [`crate::analyse::limits::MAX_NODES`] times (so it
+/// unrolls, fuses into groups and expands every node).
+fn reference() -> TokenStream {
+    let text = format!(
+        "pub struct Reference;
+         kernel copy = wgsl {{
+             @group(0) @binding(0) var<storage, read> src: array<f32>;
+             @group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+             @compute @workgroup_size(64)
+             fn main(@builtin(global_invocation_id) g: vec3<u32>) {{
+                 if g.x < arrayLength(&dst) {{ dst[g.x] = src[g.x]; }}
+             }}
+         }};
+         input x[n];
+         output y[n];
+         repeat {} as i {{ node copy(src: x, dst: y) over n; }}",
+        crate::analyse::limits::MAX_NODES
+    );
+    super::tokens(&text)
+}
+
+/// How long expanding `input` takes now, and its output (`None` when the
+/// front end panicked).
+fn timed(input: &TokenStream) -> (Duration, Option<TokenStream>) {
+    let start = Instant::now();
+    let out = catch_unwind(AssertUnwindSafe(|| crate::front_end(input.clone()))).ok();
+    (start.elapsed(), out)
 }
 
 fn env_number(name: &str) -> Option<u64> {
@@ -776,8 +815,15 @@ fn fuzz(seed: u64, first: usize, count: usize, current: &Mutex<Current>) -> (Vec
             ));
         }
     }
+    // The limit: the faster of two expansions of the reference graph.
+    let reference = reference();
+    let (once, out) = timed(&reference);
+    let errors = out.as_ref().map(super::compile_errors);
+    assert_eq!(errors, Some(Vec::new()), "the reference graph fails");
+    let mut limit = once.min(timed(&reference).0) * SLOW_FACTOR;
+    current.lock().expect("lock").limit = Some(limit);
     eprintln!(
-        "fuzz: {} graph! invocations ({} expected to expand), {} tokens to draw from; seed {seed:#x}, mutants {first}..{}",
+        "fuzz: {} graph! invocations ({} expected to expand), {} tokens to draw from; seed {seed:#x}, mutants {first}..{}; limit {limit:.2?} per mutant",
         corpus.len(),
         corpus.iter().filter(|i| i.expect_ok).count(),
         pool.leaves.len(),
@@ -865,7 +911,18 @@ fn fuzz(seed: u64, first: usize, count: usize, current: &Mutex<Current>) -> (Vec
             },
         };
         let problem = problem.or_else(|| {
-            (took > HANG_LIMIT).then(|| format!("SLOW: took {took:.2?} (limit {HANG_LIMIT:?})"))
+            if took <= limit {
+                return None;
+            }
+            // Time both again, now: a load that slowed the mutant slows
+            // the reference too.
+            let now = timed(&reference).0 * SLOW_FACTOR;
+            let again = timed(&to_stream(&tree)).0;
+            limit = limit.max(now);
+            current.lock().expect("lock").limit = Some(limit);
+            (again > now).then(|| {
+                format!("SLOW: took {took:.2?}, again {again:.2?}; limit {now:.2?} ({SLOW_FACTOR} times the reference graph's expansion, timed just now)")
+            })
         });
         if let Some(problem) = problem {
             failures.push(report(seed, index, origin, &problem, &mutations, &text));
@@ -960,12 +1017,14 @@ fn mutants_of_every_graph_invocation_never_panic_or_hang() {
         std::thread::sleep(Duration::from_millis(50));
         let hung = {
             let c = current.lock().unwrap_or_else(|e| e.into_inner());
+            let hang = c.limit.map(|l| l * HANG_FACTOR);
             c.running
                 .as_ref()
-                .filter(|(_, start, ..)| start.elapsed() > HANG_LIMIT * 5)
-                .map(|(index, _, origin, mutations, text)| {
-                    let what = "HANG: still running after 10 s";
-                    report(seed, *index, origin, what, mutations, text)
+                .zip(hang)
+                .filter(|((_, start, ..), hang)| start.elapsed() > *hang)
+                .map(|((index, _, origin, mutations, text), hang)| {
+                    let what = format!("HANG: still running after {hang:.1?}");
+                    report(seed, *index, origin, &what, mutations, text)
                 })
         };
         if let Some(hung) = hung {

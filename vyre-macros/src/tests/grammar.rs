@@ -1,10 +1,12 @@
 //! Stage 1: the grammar, sizes and override values.
 
 use super::*;
+use crate::analyse::overrides::Evaluate;
 use crate::diag::Diagnostics;
-use crate::input::{
-    self, BufferClass, BufferRef, Extent, GraphInput, KernelSource, NodeItem, SizeDecl, Value,
+use crate::model::{
+    BufferClass, BufferRef, Extent, GraphInput, KernelSource, NodeItem, SizeDecl, Value, Written,
 };
+use crate::parse as input;
 
 fn parse(src: &str) -> (GraphInput, Vec<String>) {
     let mut diag = Diagnostics::new();
@@ -370,11 +372,11 @@ fn repeat_bodies_report_every_bad_node() {
 
 #[test]
 fn extent_display_reads_like_the_grammar() {
-    assert_eq!(Extent::N.to_string(), "n");
-    assert_eq!(ext(3, 1, 0).to_string(), "3 * n");
-    assert_eq!(ext(1, 64, 1).to_string(), "n / 64 + 1");
-    assert_eq!(ext(3, 2, 0).to_string(), "3 * n / 2");
-    assert_eq!(Extent::constant(5).to_string(), "5");
+    assert_eq!(Written(Extent::N).to_string(), "n");
+    assert_eq!(Written(ext(3, 1, 0)).to_string(), "3 * n");
+    assert_eq!(Written(ext(1, 64, 1)).to_string(), "n / 64 + 1");
+    assert_eq!(Written(ext(3, 2, 0)).to_string(), "3 * n / 2");
+    assert_eq!(Written(Extent::constant(5)).to_string(), "5");
 }
 
 #[test]
@@ -411,14 +413,14 @@ fn data_dependent_grammar_parses() {
     };
     assert!(matches!(
         &b.size,
-        SizeDecl::Device(crate::dynamic::DeviceSize::Count(BufferRef::Name(h))) if h == "hits"
+        SizeDecl::Device(crate::model::DeviceSize::Count(BufferRef::Name(h))) if h == "hits"
     ));
     let NodeItem::Node(c) = &g.items[2] else {
         panic!("a node")
     };
     assert!(matches!(
         &c.size,
-        SizeDecl::Device(crate::dynamic::DeviceSize::Indirect(_))
+        SizeDecl::Device(crate::model::DeviceSize::Indirect(_))
     ));
     let NodeItem::Repeat(r) = &g.items[3] else {
         panic!("a repeat")

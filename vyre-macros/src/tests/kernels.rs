@@ -4,12 +4,15 @@
 use proc_macro2::{Delimiter, TokenTree};
 
 use super::*;
+use crate::check::EvaluateOverrides;
+use crate::check::load;
+use crate::check::reflect;
+use crate::check::validate;
 use crate::diag::Diagnostics;
-use crate::input::{self, KernelDecl};
-use crate::load::{self, LiteralMap, LoadedKernel};
-use crate::reflect::{self, BindingKind, KernelInterface};
-use crate::rust_types::{Prim, RustTy};
-use crate::validate;
+use crate::model::{
+    BindingKind, KernelDecl, KernelInterface, LiteralMap, LoadedKernel, Prim, RustTy,
+};
+use crate::parse as input;
 use vyre_analysis::Access;
 
 fn decl(kernel: &str) -> KernelDecl {
@@ -24,7 +27,7 @@ pub(super) fn loaded(kernel: &str) -> LoadedKernel {
 }
 
 fn validate_err(kernel: &str) -> syn::Error {
-    match validate::validate(loaded(kernel), crate::features::WEBGPU) {
+    match validate::validate(loaded(kernel), crate::model::features::WEBGPU) {
         Ok(_) => panic!("kernel validated: {kernel}"),
         Err(e) => e,
     }
@@ -34,7 +37,7 @@ fn interface_native(wgsl: &str, native: bool) -> Result<KernelInterface, Vec<Str
     let caps = if native {
         naga::valid::Capabilities::all()
     } else {
-        crate::features::WEBGPU
+        crate::model::features::WEBGPU
     };
     let k = loaded(&format!("k = {:?}", wgsl));
     let v = validate::validate(k, caps).map_err(|e| vec![e.to_string()])?;
@@ -312,7 +315,7 @@ fn entry_points_are_chosen_or_explained() {
 
     let v = validate::validate(
         loaded("k = file \"tests/kernels/many.wgsl\" entry \"second\""),
-        crate::features::WEBGPU,
+        crate::model::features::WEBGPU,
     )
     .expect("valid");
     let k = reflect::reflect(v).map_err(|e| e.len()).expect("reflects");
@@ -333,7 +336,7 @@ fn entry_points_are_chosen_or_explained() {
             loaded(&format!(
                 "k = file \"tests/kernels/many.wgsl\" entry \"{entry}\""
             )),
-            crate::features::WEBGPU,
+            crate::model::features::WEBGPU,
         )
         .expect("valid");
         let e = reflect::reflect(v).err().expect("an error");
@@ -526,19 +529,9 @@ fn unsupported_types_and_bindings_are_errors() {
     let out = "@group(0) @binding(1) var<storage, read_write> o: array<vec4<f32>>;";
     for (decl, body, why) in [
         (
-            "var t: texture_2d_array<f32>;",
-            "o[0] = textureLoad(t, vec2<i32>(0), 0, 0);",
-            "a texture array",
-        ),
-        (
-            "var t: texture_3d<f32>;",
-            "o[0] = textureLoad(t, vec3<i32>(0), 0);",
-            "a D3 texture",
-        ),
-        (
-            "var t: texture_1d<f32>;",
-            "o[0] = textureLoad(t, 0, 0);",
-            "a D1 texture",
+            "var t: texture_cube<f32>;",
+            "o[0] = vec4<f32>(f32(textureDimensions(t).x));",
+            "a cube map",
         ),
         (
             "var t: texture_multisampled_2d<f32>;",
@@ -549,16 +542,6 @@ fn unsupported_types_and_bindings_are_errors() {
             "var t: texture_depth_2d;",
             "o[0] = vec4<f32>(textureLoad(t, vec2<i32>(0), 0));",
             "a depth texture",
-        ),
-        (
-            "var t: texture_storage_2d<rgba8uint, write>;",
-            "textureStore(t, vec2<i32>(0), vec4<u32>(1u)); o[0] = vec4<f32>(0.0);",
-            "which graph textures do not have",
-        ),
-        (
-            "var t: texture_storage_2d<rgba8unorm, read_write>;",
-            "textureStore(t, vec2<i32>(0), textureLoad(t, vec2<i32>(0))); o[0] = vec4<f32>(0.0);",
-            "only of format r32float or r32uint",
         ),
     ] {
         reflect_err(
@@ -587,12 +570,52 @@ fn unsupported_types_and_bindings_are_errors() {
     assert!(k.binding("t").expect("t").kind.is_texture());
     assert!(matches!(
         k.binding("s").expect("s").kind,
-        crate::reflect::BindingKind::Sampler { .. }
+        crate::model::BindingKind::Sampler { .. }
     ));
     assert_eq!(
         k.binding("st").expect("st").access,
         vyre_analysis::Access::ReadWrite
     );
+    // Every dimension and storage format reflects with its dimension; the
+    // features a storage format and access need are checked by `analyse`.
+    for (decl, body, dim) in [
+        (
+            "var t: texture_2d_array<f32>;",
+            "o[0] = textureLoad(t, vec2<i32>(0), 0, 0);",
+            vyre_analysis::spec::TextureDimension::D2Array,
+        ),
+        (
+            "var t: texture_3d<f32>;",
+            "o[0] = textureLoad(t, vec3<i32>(0), 0);",
+            vyre_analysis::spec::TextureDimension::D3,
+        ),
+        (
+            "var t: texture_1d<f32>;",
+            "o[0] = textureLoad(t, 0, 0);",
+            vyre_analysis::spec::TextureDimension::D1,
+        ),
+        (
+            "var t: texture_storage_2d<rgba8uint, write>;",
+            "textureStore(t, vec2<i32>(0), vec4<u32>(1u)); o[0] = vec4<f32>(0.0);",
+            vyre_analysis::spec::TextureDimension::D2,
+        ),
+        (
+            "var t: texture_storage_2d_array<rgba8unorm, read_write>;",
+            "textureStore(t, vec2<i32>(0), 1, textureLoad(t, vec2<i32>(0), 0)); o[0] = vec4<f32>(0.0);",
+            vyre_analysis::spec::TextureDimension::D2Array,
+        ),
+    ] {
+        let k = interface(&format!(
+            "@group(0) @binding(0) {decl} {out} @compute @workgroup_size(1) fn main() {{ {body} }}"
+        ));
+        match k.binding("t").expect("t").kind {
+            crate::model::BindingKind::SampledTexture { dimension: d, .. }
+            | crate::model::BindingKind::StorageTexture { dimension: d, .. } => {
+                assert_eq!(d, dim, "{decl}");
+            }
+            other => panic!("{decl}: {other:?}"),
+        }
+    }
     // Without `features [shader_f16]`, the WebGPU capabilities reject f16
     // and the message says which feature allows it.
     let e = interface_native(
@@ -751,4 +774,56 @@ fn validation_messages_speak_wgsl_not_naga_ir() {
     assert!(m.contains("note: naga: "), "{m}");
     let headline = m.lines().next().unwrap_or_default();
     assert!(!headline.contains("Entry point"), "{m}");
+}
+
+// --- failing kernels with structs (the partial-types path) -----------------
+
+/// A struct kernel that fails validation still reports the WGSL error at
+/// the culprit, and its bindings' types (for the error stub) come from
+/// plain data made on the naga thread.
+#[test]
+fn failing_struct_kernels_keep_their_error_and_types() {
+    let cases: &[(&str, &str, &[&str], &[&str])] = &[
+        (
+            "struct Globals { i: i32 }\n@group(0) @binding(0) var<storage, read> globals: Globals;\n@compute @workgroup_size(1) fn main() { globals.i = 1; }",
+            "cannot write to `globals`",
+            &["globals"],
+            &["Globals"],
+        ),
+        (
+            "struct Inner { a: vec2<f32> }\nstruct Outer { inner: Inner, n: u32 }\n@group(0) @binding(0) var<storage, read> o: Outer;\n@compute @workgroup_size(1) fn main() { o.inner.a.x = 1.0; }",
+            "cannot write to `o`",
+            &["o"],
+            &["Inner", "Outer"],
+        ),
+        (
+            "struct P { a: f32, b: vec4<f32> }\n@group(0) @binding(0) var<uniform> p: P;\n@group(0) @binding(1) var<storage, read_write> out: array<f32>;\n@compute @workgroup_size(1) fn main() { p.a = 2.0; out[0] = p.b.x; }",
+            "cannot write to `p`",
+            &["p", "out"],
+            &["P"],
+        ),
+        (
+            "struct Globals { i: i32 }\n@group(0) @binding(0) var<storage, read_write> globals: Globals;\n@compute @workgroup_size(1) fn main() { let x: u32 = globals.i; }",
+            "WGSL type error in kernel `k`",
+            &["globals"],
+            &["Globals"],
+        ),
+    ];
+    for (wgsl, message, bindings, structs) in cases {
+        let failed = match validate::validate_or_partial(
+            loaded(&format!("k = {wgsl:?}")),
+            crate::model::features::WEBGPU,
+        ) {
+            Ok(_) => panic!("kernel validated: {wgsl}"),
+            Err(f) => f,
+        };
+        let error = failed.error.to_string();
+        assert!(!error.contains("internal error"), "{error}");
+        assert!(error.contains(message), "{message:?} not in {error}");
+        let partial = failed.partial.expect("types of the bindings");
+        let names: Vec<&str> = partial.bindings.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(&names, bindings, "{wgsl}");
+        let defs: Vec<&str> = partial.structs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(&defs, structs, "{wgsl}");
+    }
 }

@@ -10,6 +10,8 @@ mod grammar;
 mod kernels;
 mod reach;
 mod robust;
+mod textures;
+mod threads;
 mod typed;
 
 /// Parses Rust tokens (panics on bad test input).

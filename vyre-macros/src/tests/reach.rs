@@ -4,8 +4,8 @@
 
 use super::kernels::loaded;
 use super::*;
-use crate::reflect;
-use crate::rust_types::{Prim, RustTy};
+use crate::check::reflect;
+use crate::model::{Prim, RustTy};
 
 fn one_kernel(features: &str, wgsl: &str, buffers: &str, node: &str) -> String {
     format!("pub struct G; {features} kernel k = \"{wgsl}\"; {buffers} node k({node}) over n;")
@@ -81,9 +81,9 @@ fn features_are_parsed_strictly() {
 
 #[test]
 fn wide_scalars_map_to_rust() {
-    let caps = crate::features::capabilities(
+    let caps = crate::model::features::capabilities(
         &["shader_int64", "shader_f16", "shader_f64"]
-            .map(|n| crate::features::by_name(n).expect("known")),
+            .map(|n| crate::model::features::by_name(n).expect("known")),
     );
     let k = loaded(&format!(
         "k = {:?}",
@@ -94,7 +94,7 @@ fn wide_scalars_map_to_rust() {
          @group(0) @binding(2) var<storage, read_write> v: array<vec3<f16>>;
          @compute @workgroup_size(1) fn main() { w[0].a = 1lu; h[0] = 1.0h; v[0] = vec3<f16>(); }"
     ));
-    let v = crate::validate::validate(k, caps).unwrap_or_else(|e| panic!("{e}"));
+    let v = crate::check::validate::validate(k, caps).unwrap_or_else(|e| panic!("{e}"));
     let k = reflect::reflect(v).unwrap_or_else(|e| {
         panic!(
             "{:?}",
@@ -282,9 +282,10 @@ fn struct_names_that_clash_are_graph_errors() {
     );
 }
 
-fn interface_of(wgsl: &str) -> reflect::KernelInterface {
+fn interface_of(wgsl: &str) -> crate::model::KernelInterface {
     let k = loaded(&format!("k = {wgsl:?}"));
-    let v = crate::validate::validate(k, crate::features::WEBGPU).unwrap_or_else(|e| panic!("{e}"));
+    let v = crate::check::validate::validate(k, crate::model::features::WEBGPU)
+        .unwrap_or_else(|e| panic!("{e}"));
     reflect::reflect(v).unwrap_or_else(|e| {
         panic!(
             "{:?}",

@@ -1,7 +1,9 @@
 //! The typed API: generated structs, run signatures, the problem size.
 
 use super::*;
-use crate::rust_types::{Field, Prim, RustTy, StructDef, rust_ident, struct_tokens};
+use crate::check::convert::is_rust_ident;
+use crate::emit::rust_types::{rust_ident, struct_tokens};
+use crate::model::rust_types::{Field, Prim, RustTy, StructDef};
 
 fn kernel_with_struct(name: &str, body: &str) -> String {
     format!(
@@ -86,6 +88,22 @@ fn rust_identifiers_never_panic() {
     }
 }
 
+/// The string check the naga thread uses agrees with the `Ident` made on
+/// the macro's thread.
+#[test]
+fn rust_identifier_string_check_agrees_with_syn() {
+    for name in [
+        "plain", "type", "gen", "async", "r#x", "self", "Self", "crate", "super", "_", "", "1x",
+        "a b", "_pad0", "Größe", "δ", "x\u{300}", "\u{300}x", "a-b", "__x", "x1", "α1",
+    ] {
+        assert_eq!(
+            is_rust_ident(name),
+            rust_ident(name, proc_macro2::Span::call_site()).is_some(),
+            "{name:?}"
+        );
+    }
+}
+
 #[test]
 fn structs_shared_by_kernels_are_generated_once() {
     let src = format!(
@@ -155,10 +173,10 @@ fn run_signatures_follow_the_host_buffers() {
         "{out}"
     );
     assert!(out.contains("pub struct SaxpyOutputs { # [doc = \"Read back from `out` (output): n elements of `f32`.\"] pub out : :: std :: vec :: Vec < f32 > , }"), "{out}");
-    assert!(
-        out.contains("self . graph . buffer_len (4usize , n)"),
-        "{out}"
-    );
+    // Host outputs are read straight into their fields, sized by the
+    // runtime (no zero-filled resize first).
+    assert!(out.contains("Sink :: from (& mut outputs . out)"), "{out}");
+    assert!(!out.contains("resize_vec"), "{out}");
     assert!(out.contains("Sink :: from (& outputs . out)"), "{out}");
 }
 
@@ -204,4 +222,57 @@ fn user_attributes_and_visibility_are_kept() {
     );
     assert!(out.contains("pub (crate) struct Saxpy"), "{out}");
     assert!(out.contains("pub (crate) struct Params"), "{out}");
+}
+
+/// When `n` is `run`'s first argument, its doc line says so and names what
+/// it sizes: buffers and textures (a texture's width), else nodes.
+#[test]
+fn the_problem_size_argument_is_documented() {
+    let docs = |src: &str| {
+        let out = assert_ok(src);
+        out.split("# [doc = \"")
+            .filter_map(|d| d.split("\"]").next())
+            .filter(|d| d.starts_with("- `n`"))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let fill = "struct G;
+        kernel fill = \"
+            @group(0) @binding(0) var<storage, read_write> out: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) { out[g.x] = g.x; }
+        \";
+        output out[n + 1];
+        node fill(out: out) over n + 1;";
+    let lines = docs(fill);
+    // Only `run` carries the arguments' docs.
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("- `n`: the problem size, a `u64` of at least 1. No input's length gives it, so it is the first argument")
+            && lines[0].ends_with("it sizes `out` (`n + 1` elements)"),
+        "{lines:?}"
+    );
+    // Only the node's size depends on n.
+    let lines = docs(&fill.replace("output out[n + 1];", "output out[64];"));
+    assert!(
+        lines[0].ends_with("it sizes node `fill` (over `n + 1` invocations)"),
+        "{lines:?}"
+    );
+    // A texture's width.
+    let lines = docs(
+        "struct G;
+        kernel k = \"
+            @group(0) @binding(0) var t: texture_storage_2d<r32float, write>;
+            @compute @workgroup_size(8, 8)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) { textureStore(t, g.xy, vec4<f32>(1.0)); }
+        \";
+        output texture t[n, 16] r32float;
+        node k(t: t) grid [n / 8, 2, 1];",
+    );
+    assert!(
+        lines[0].ends_with("it sizes `t` (`[n, 16]` texels)"),
+        "{lines:?}"
+    );
+    // An input gives n: no `n` argument, no line.
+    assert!(docs(&saxpy(SAXPY_NODES)).is_empty());
 }

@@ -1,0 +1,167 @@
+//! A graph's launch plans by problem size ([`Plans`]): a run checks its
+//! plan out of the cache ([`Checkout`]) and puts it back when it succeeds,
+//! so the lock is held only for the lookup and the return, never across a
+//! call into wgpu; a plan whose run failed after submission (or panicked)
+//! is dropped, never reused.
+
+use std::sync::{Mutex, MutexGuard};
+
+use super::control_block;
+use super::launch::LaunchPlan;
+use super::program::Program;
+use super::sizing::{check, override_grids};
+use crate::device::gpu::Gpu;
+use crate::spec::config::DispatchConfig;
+use crate::spec::error::{BackendError, Result};
+use crate::spec::plan::PlanCache;
+
+/// The launch plans of one graph, keyed by problem size.
+pub(crate) struct Plans {
+    /// Plain data behind a lock held only for lookups, inserts and
+    /// removals.
+    pub(crate) cache: Mutex<PlanCache<LaunchPlan>>,
+}
+
+impl Plans {
+    /// An empty cache of at most `capacity` plans.
+    pub(crate) fn new(capacity: usize) -> Self {
+        Plans {
+            cache: Mutex::new(PlanCache::new(capacity)),
+        }
+    }
+
+    /// The plan cache. It holds plain data and is only locked for lookups,
+    /// inserts and removals; if a thread panicked while holding it anyway,
+    /// its plans are dropped (never trusted) and the cache goes on empty.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, PlanCache<LaunchPlan>> {
+        self.cache.lock().unwrap_or_else(|poisoned| {
+            let mut cache = poisoned.into_inner();
+            drop(cache.clear());
+            self.cache.clear_poison();
+            cache
+        })
+    }
+
+    /// Take the plan of `n` out of the cache, or make one (sized, checked,
+    /// then allocated), under this run's budget.
+    ///
+    /// # Errors
+    /// Every sizing, limit and budget error of `sizing.rs`; nothing is
+    /// allocated when one is found.
+    pub(crate) fn checkout(
+        &self,
+        gpu: &Gpu,
+        program: &Program,
+        n: u64,
+        config: &DispatchConfig,
+    ) -> Result<Checkout<'_>> {
+        let cached = {
+            let mut cache = self.lock();
+            cache.remove(n).map(|plan| (plan, cache.len()))
+        };
+        let (mut plan, cache_hit, cache_entries) = match cached {
+            Some((plan, others)) => (plan, true, others + 1),
+            None => {
+                let plan = prepare(gpu, program, n, config)?;
+                let cache = self.lock();
+                let entries = cache.len();
+                (plan, false, (entries + 1).min(cache.capacity()))
+            }
+        };
+        if let Err(e) = plan.recheck_budget(gpu, config) {
+            // The plan itself is fine: back in the cache for the next run.
+            self.lock().insert(n, plan);
+            return Err(e);
+        }
+        Ok(Checkout {
+            plans: self,
+            n,
+            plan,
+            cache_hit,
+            cache_entries,
+        })
+    }
+
+    /// Check problem size `n` against every limit a run would check before
+    /// allocating (see `Graph::check_problem_size`), allocating nothing.
+    ///
+    /// # Errors
+    /// As `Graph::check_problem_size`.
+    pub(crate) fn check_problem_size(
+        &self,
+        gpu: &Gpu,
+        program: &Program,
+        n: u64,
+        config: &DispatchConfig,
+    ) -> Result<()> {
+        if n == 0 {
+            return Err(program.zero_problem_size());
+        }
+        let readback = program
+            .host_outputs
+            .iter()
+            .map(|&b| program.buffer_bytes(b, n))
+            .fold(0u64, u64::saturating_add);
+        if let Some(limit) = config.max_output_bytes
+            && readback > limit
+        {
+            return Err(BackendError::OutputTooLarge {
+                requested: readback,
+                limit,
+            });
+        }
+        // A cached plan of `n` passed every size and grid check when it was
+        // made: only this config's budget remains to check, with no
+        // allocation (a steady-state typed run allocates nothing of ours).
+        let cached = self.lock().peek(n).map(|plan| plan.plan);
+        match cached {
+            Some(mut plan) => {
+                plan.device_memory_budget_bytes = config.device_memory_budget_bytes;
+                if !plan.fits_budget() {
+                    return Err(BackendError::DeviceOutOfMemory {
+                        requested: plan.estimated_peak_device_bytes,
+                        available: plan.device_memory_budget_bytes,
+                    });
+                }
+            }
+            None => {
+                check(gpu, program, n, config)?;
+            }
+        }
+        override_grids(gpu, program, n, config).map(drop)
+    }
+}
+
+/// A new launch plan for `n`: sized and checked, then allocated, with its
+/// control resources.
+fn prepare(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result<LaunchPlan> {
+    let (sizing, plan) = check(gpu, program, n, config)?;
+    let mut plan = LaunchPlan::build(gpu, program, sizing, plan);
+    plan.control = control_block::build(gpu, program, &plan);
+    Ok(plan)
+}
+
+/// A launch plan checked out of its graph's cache for one run. Dropped
+/// without [`Checkout::succeeded`] (an error after submission, or a panic
+/// anywhere in the run), it drops the plan: its buffers may be mapped or in
+/// use by unfinished work, so the next run of that size builds a fresh one.
+pub(crate) struct Checkout<'p> {
+    plans: &'p Plans,
+    /// The problem size.
+    pub(crate) n: u64,
+    /// The plan, this run's until it succeeds.
+    pub(crate) plan: LaunchPlan,
+    /// Whether it came from the cache.
+    pub(crate) cache_hit: bool,
+    /// Live plans in the cache after the lookup.
+    pub(crate) cache_entries: usize,
+}
+
+impl Checkout<'_> {
+    /// The run succeeded: the plan goes back to the cache. Evicted plans
+    /// (and a plan another run cached for the same size meanwhile) are
+    /// dropped here, freeing their buffers.
+    pub(crate) fn succeeded(self) {
+        drop(self.plans.lock().insert(self.n, self.plan));
+    }
+}

@@ -1,0 +1,197 @@
+//! Recording a run: one encoder, the copies of staged and device-fed inputs, one compute
+//! pass with every node's dispatch, the copies of every output to its sink,
+//! and the timestamp resolve. Recording reads the program and the launch plan
+//! and changes neither; it allocates nothing of ours.
+
+use crate::device::buffer::{GpuBufferHandle, round4};
+use crate::device::gpu::Gpu;
+use crate::device::io::{Feed, Sink};
+use crate::plan::launch::LaunchPlan;
+use crate::plan::program::Program;
+use crate::plan::timer::PassTimer;
+use crate::spec::config::{DispatchConfig, GridStride};
+use crate::spec::{GRID_STRIDE_GROUP, TextureShape};
+
+/// What to record beyond the plan itself.
+pub(crate) struct Recording<'a> {
+    /// Labels the encoder and the pass.
+    pub(crate) label: &'a str,
+    /// The grid of each dispatch (the plan's, or this run's overrides).
+    pub(crate) grids: &'a [[u32; 3]],
+    /// How fused groups launch (`None`: as `grids` says; see
+    /// `LaunchPlan::launch`).
+    pub(crate) grid_stride: Option<GridStride>,
+    /// Inputs fed from resident handles that are copied, not bound.
+    pub(crate) copies: &'a [(usize, &'a GpuBufferHandle)],
+    /// The run's inputs (resident textures are copied in).
+    pub(crate) feeds: &'a [Feed<'a>],
+    /// Where each output goes.
+    pub(crate) sinks: &'a [Sink<'a>],
+    /// For each output, whether it is read by its count after the run
+    /// (`counted.rs`): then it is not copied to its read-back buffer here.
+    pub(crate) by_count: &'a [bool],
+    /// Timestamps around the pass, when profiling.
+    pub(crate) timer: Option<&'a PassTimer>,
+}
+
+/// Record a run into `encoder`. Returns whether any output is read back to
+/// the host.
+pub(crate) fn encode(
+    encoder: &mut wgpu::CommandEncoder,
+    gpu: &Gpu,
+    program: &Program,
+    plan: &LaunchPlan,
+    recording: &Recording<'_>,
+) -> bool {
+    plan.encode_staged(encoder, program);
+    for &(b, h) in recording.copies {
+        encoder.copy_buffer_to_buffer(
+            h.buffer(),
+            0,
+            plan.buffer_of(program, b),
+            0,
+            round4(plan.bytes[b]),
+        );
+    }
+    for (feed, &b) in recording.feeds.iter().zip(&program.host_inputs) {
+        if let (Feed::Texture(h), Some(texture)) = (feed, plan.texture_of(program, b)) {
+            copy_texture(encoder, h.texture(), texture);
+        }
+    }
+    super::control::encode_start(encoder, program, plan);
+    {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(recording.label),
+            timestamp_writes: recording.timer.map(|t| wgpu::ComputePassTimestampWrites {
+                query_set: &t.queries,
+                beginning_of_pass_write_index: Some(0),
+                end_of_pass_write_index: Some(1),
+            }),
+        });
+        // Pipeline state persists across dispatches in a pass: set it only
+        // when it changes (a chain of one kernel sets it once).
+        let mut current = usize::MAX;
+        let per_dispatch = recording.timer.filter(|t| t.per_dispatch);
+        // A fused group is one dispatch in place of its member nodes.
+        for (node, grid) in recording.grids.iter().enumerate() {
+            if let Some(t) = per_dispatch {
+                pass.write_timestamp(&t.queries, 2 + node as u32);
+            }
+            // Counts reset, loop gates, indirect arguments (`run/control.rs`).
+            let indirect = super::control::encode_before(&mut pass, program, plan, node);
+            if program.steps.has_steps_before(node) {
+                current = usize::MAX;
+            }
+            // A fused group may loop on fewer workgroups (`plan/stride.rs`); a
+            // node sized on the device is never fused, so never both.
+            let (pipeline, grid, stride) =
+                plan.launch(gpu, program, node, *grid, recording.grid_stride);
+            if pipeline != current {
+                pass.set_pipeline(&program.pipelines[pipeline]);
+                current = pipeline;
+            }
+            for (group, bind_group) in plan.bind_groups[node].iter().enumerate() {
+                pass.set_bind_group(group as u32, bind_group, &[]);
+            }
+            if let Some(bind_group) = stride {
+                pass.set_bind_group(GRID_STRIDE_GROUP, bind_group, &[]);
+            }
+            match indirect {
+                Some((args, offset)) => pass.dispatch_workgroups_indirect(args, offset),
+                None => pass.dispatch_workgroups(grid[0], grid[1], grid[2]),
+            }
+        }
+        if let Some(t) = per_dispatch {
+            pass.write_timestamp(&t.queries, 2 + recording.grids.len() as u32);
+        }
+    }
+    super::control::encode_status(encoder, program, plan);
+    let mut reads_back = false;
+    for (k, (sink, &b)) in recording
+        .sinks
+        .iter()
+        .zip(&program.host_outputs)
+        .enumerate()
+    {
+        if let (Some(shape), Some(texture), true) = (
+            program.spec.buffers[b].texture_shape(),
+            plan.texture_of(program, b),
+            sink.is_host(),
+        ) {
+            copy_out(encoder, texture, &plan.readback[k], shape, plan.n);
+            reads_back = true;
+            continue;
+        }
+        let src = plan.buffer_of(program, b);
+        let bytes = round4(plan.bytes[b]);
+        match sink {
+            // Read by its count after the run: only its count now, in the
+            // status.
+            Sink::Host(_) | Sink::Vector(_) if recording.by_count.get(k) == Some(&true) => {
+                reads_back = true;
+            }
+            Sink::Host(_) | Sink::Vector(_) => {
+                encoder.copy_buffer_to_buffer(src, 0, &plan.readback[k], 0, bytes);
+                reads_back = true;
+            }
+            Sink::Device(h) => encoder.copy_buffer_to_buffer(src, 0, h.buffer(), 0, bytes),
+            Sink::Texture(h) => {
+                if let Some(texture) = plan.texture_of(program, b) {
+                    copy_texture(encoder, texture, h.texture());
+                }
+            }
+            Sink::Skip => {}
+        }
+    }
+    if let Some(t) = recording.timer {
+        encoder.resolve_query_set(&t.queries, 0..t.count, &t.resolve, 0);
+        encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.read, 0, u64::from(t.count) * 8);
+    }
+    reads_back
+}
+
+/// Record the copy of `texture` into `buffer`, rows padded to 256 bytes.
+pub(crate) fn copy_out(
+    encoder: &mut wgpu::CommandEncoder,
+    texture: &wgpu::Texture,
+    buffer: &wgpu::Buffer,
+    shape: &TextureShape,
+    n: u64,
+) {
+    let size = crate::device::texture::extent(shape, n);
+    encoder.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(
+                    u32::try_from(crate::device::texture::padded_row(shape, n)).unwrap_or(u32::MAX),
+                ),
+                rows_per_image: Some(size.height),
+            },
+        },
+        size,
+    );
+}
+
+/// Record a copy of a whole texture into another of the same size.
+pub(crate) fn copy_texture(
+    encoder: &mut wgpu::CommandEncoder,
+    from: &wgpu::Texture,
+    to: &wgpu::Texture,
+) {
+    encoder.copy_texture_to_texture(from.as_image_copy(), to.as_image_copy(), from.size());
+}
+
+/// The encoder of a run the runtime submits itself, labelled with the
+/// config's label or the graph's name.
+pub(crate) fn encoder(
+    gpu: &Gpu,
+    program: &Program,
+    config: &DispatchConfig,
+) -> wgpu::CommandEncoder {
+    let label = config.label.as_deref().unwrap_or(&program.spec.name);
+    gpu.device()
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) })
+}

@@ -1,0 +1,234 @@
+//! [`DispatchConfig`]: optional knobs of one run, and [`GridStride`], how
+//! its fused groups launch.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use super::transfer::TransferOptions;
+
+/// Optional knobs of one run. `Default` is what you want almost always.
+///
+/// ```
+/// let config = vyre_graph::DispatchConfig::default()
+///     .with_label("my run")
+///     .with_max_output_bytes(1 << 20);
+/// assert_eq!(config.max_output_bytes, Some(1 << 20));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DispatchConfig {
+    /// Label of the command encoder and compute pass (for GPU debuggers).
+    pub label: Option<Cow<'static, str>>,
+    /// How long a blocking run waits for the GPU before giving up with
+    /// [`crate::BackendError::Timeout`]; `None` waits as long as it takes.
+    /// It bounds the wait, not the kernels: a kernel already on the GPU runs
+    /// to its end (see [`crate::Gpu::abandon`] for a runaway one).
+    pub timeout: Option<Duration>,
+    /// Cap on the bytes read back to the host in one run.
+    pub max_output_bytes: Option<u64>,
+    /// Launch every node with this grid instead of the planned one.
+    pub grid_override: Option<[u32; 3]>,
+    /// Compute grids from invocation counts with this workgroup size x
+    /// instead of the kernel's (for kernels whose size is set at pipeline
+    /// creation).
+    pub workgroup_override: Option<u32>,
+    /// Device memory a run may allocate, in bytes; 0 = unbounded. A plan over
+    /// budget fails with [`crate::BackendError::DeviceOutOfMemory`] before
+    /// anything is allocated.
+    pub device_memory_budget_bytes: u64,
+    /// Measure the pass's GPU time with timestamp queries (when the device
+    /// has them) into [`crate::RunReport::gpu_ns`].
+    pub profile: bool,
+    /// Usages added to the buffers the typed `run_resident` creates for
+    /// outputs (always `STORAGE | COPY_SRC | COPY_DST`), e.g. `VERTEX` or
+    /// `INDIRECT` so that a render pass can draw from a graph's output.
+    pub resident_usage: wgpu::BufferUsages,
+    /// Whether fused groups run as grid-stride loops on fewer workgroups
+    /// (see [`GridStride`]; default [`GridStride::Never`]).
+    pub grid_stride: GridStride,
+    /// How this run moves data in and out; `None` (the default) takes the
+    /// [`Gpu`](crate::Gpu)'s ([`GpuOptions::transfer`](crate::GpuOptions::transfer)).
+    pub transfer: Option<TransferOptions>,
+}
+
+impl Default for DispatchConfig {
+    fn default() -> Self {
+        DispatchConfig {
+            label: None,
+            timeout: None,
+            max_output_bytes: None,
+            grid_override: None,
+            workgroup_override: None,
+            device_memory_budget_bytes: 0,
+            profile: false,
+            resident_usage: wgpu::BufferUsages::empty(),
+            grid_stride: GridStride::Never,
+            transfer: None,
+        }
+    }
+}
+
+impl DispatchConfig {
+    /// Add usages to the resident outputs the typed `run_resident` creates.
+    ///
+    /// ```
+    /// use vyre_graph::{DispatchConfig, wgpu::BufferUsages};
+    /// let config = DispatchConfig::default().with_resident_usage(BufferUsages::VERTEX);
+    /// assert_eq!(config.resident_usage, BufferUsages::VERTEX);
+    /// ```
+    #[must_use]
+    pub fn with_resident_usage(mut self, usage: wgpu::BufferUsages) -> Self {
+        self.resident_usage = usage;
+        self
+    }
+
+    /// Choose how fused groups launch (see [`GridStride`]).
+    ///
+    /// ```
+    /// use vyre_graph::{DispatchConfig, GridStride};
+    /// let config = DispatchConfig::default().with_grid_stride(GridStride::Workgroups(64));
+    /// assert_eq!(config.grid_stride, GridStride::Workgroups(64));
+    /// ```
+    #[must_use]
+    pub fn with_grid_stride(mut self, mode: GridStride) -> Self {
+        self.grid_stride = mode;
+        self
+    }
+
+    /// Move this run's data as `transfer` says instead of as the
+    /// [`Gpu`](crate::Gpu)'s options do (see [`TransferOptions`]).
+    #[must_use]
+    pub fn with_transfer(mut self, transfer: TransferOptions) -> Self {
+        self.transfer = Some(transfer);
+        self
+    }
+
+    /// Set the label.
+    #[must_use]
+    pub fn with_label(mut self, label: impl Into<Cow<'static, str>>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// Set the wait timeout.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Cap the bytes read back.
+    #[must_use]
+    pub fn with_max_output_bytes(mut self, bytes: u64) -> Self {
+        self.max_output_bytes = Some(bytes);
+        self
+    }
+
+    /// Launch every node with `grid`.
+    #[must_use]
+    pub fn with_grid_override(mut self, grid: [u32; 3]) -> Self {
+        self.grid_override = Some(grid);
+        self
+    }
+
+    /// Plan grids with workgroup size x `size`.
+    #[must_use]
+    pub fn with_workgroup_override(mut self, size: u32) -> Self {
+        self.workgroup_override = Some(size);
+        self
+    }
+
+    /// Measure the GPU time of the run's pass.
+    #[must_use]
+    pub fn with_profile(mut self, on: bool) -> Self {
+        self.profile = on;
+        self
+    }
+
+    /// Limit device memory (0 = unbounded).
+    #[must_use]
+    pub fn with_device_memory_budget_bytes(mut self, bytes: u64) -> Self {
+        self.device_memory_budget_bytes = bytes;
+        self
+    }
+}
+
+/// How fused groups with a grid-stride entry point launch (see
+/// [`crate::spec::FusedGroup::grid_stride_entry`]). Other dispatches always
+/// run on their plain grid, and so does every dispatch of a run with a
+/// `grid_override` or `workgroup_override`.
+///
+/// The default is [`GridStride::Never`]: on lavapipe neither way wins
+/// consistently (a compute-heavy 64-step chain ran 0.89x as long as a loop
+/// at 4M elements, a memory-heavy image pipeline 1.11x to 1.21x; see the
+/// README's Performance section), so runs stay as written until a device
+/// shows a consistent win.
+///
+/// ```
+/// use vyre_graph::{DispatchConfig, GridStride};
+/// let config = DispatchConfig::default().with_grid_stride(GridStride::Auto);
+/// assert_eq!(config.grid_stride, GridStride::Auto);
+/// assert_eq!(DispatchConfig::default().grid_stride, GridStride::Never);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum GridStride {
+    /// Loop on
+    /// [`Gpu::grid_stride_workgroups`](crate::Gpu::grid_stride_workgroups)
+    /// workgroups when the plain grid has more than that; else the plain grid.
+    Auto,
+    /// Always loop, on at most
+    /// [`Gpu::grid_stride_workgroups`](crate::Gpu::grid_stride_workgroups)
+    /// workgroups.
+    Always,
+    /// Always loop, on at most this many workgroups (at least 1, at most
+    /// the device's `max_compute_workgroups_per_dimension`).
+    Workgroups(u32),
+    /// Never loop: one workgroup per `workgroup_size` elements, as written
+    /// (the default).
+    #[default]
+    Never,
+}
+
+impl GridStride {
+    /// The workgroups a dispatch whose plain grid has `plain` workgroups
+    /// launches, when it loops; `None` for its plain grid. `auto` is the
+    /// adapter's count
+    /// ([`Gpu::grid_stride_workgroups`](crate::Gpu::grid_stride_workgroups)),
+    /// `max` the device's per-dimension limit.
+    ///
+    /// However few workgroups are asked for, each invocation loops at most
+    /// [`MAX_STRIDE_STEPS`] times (lavapipe was seen to cut a single
+    /// invocation's long loop short, silently).
+    ///
+    /// ```
+    /// use vyre_graph::GridStride;
+    /// assert_eq!(GridStride::Auto.workgroups(100, 64, 65_535), Some(64));
+    /// assert_eq!(GridStride::Auto.workgroups(64, 64, 65_535), None);
+    /// assert_eq!(GridStride::Always.workgroups(10, 64, 65_535), Some(10));
+    /// assert_eq!(GridStride::Workgroups(1).workgroups(5_000, 64, 65_535), Some(5));
+    /// assert_eq!(GridStride::Never.workgroups(1 << 20, 64, 65_535), None);
+    /// ```
+    #[must_use]
+    pub fn workgroups(self, plain: u64, auto: u32, max: u32) -> Option<u32> {
+        let floor = plain.div_ceil(MAX_STRIDE_STEPS);
+        let cap = |w: u32| {
+            let w = u64::from(w)
+                .max(floor)
+                .min(plain)
+                .min(u64::from(max))
+                .max(1);
+            u32::try_from(w).unwrap_or(u32::MAX)
+        };
+        match self {
+            GridStride::Never => None,
+            GridStride::Auto => (plain > u64::from(auto)).then(|| cap(auto)),
+            GridStride::Always => Some(cap(auto)),
+            GridStride::Workgroups(w) => Some(cap(w)),
+        }
+    }
+}
+
+/// The most elements one invocation of a grid-stride loop runs: a launch
+/// has at least `plain workgroups / MAX_STRIDE_STEPS` workgroups.
+pub const MAX_STRIDE_STEPS: u64 = 1024;

@@ -1,0 +1,179 @@
+//! Validation: naga's WGSL front end **and** its validator
+//! ([`ValidatedKernel`]).
+//!
+//! The front end catches syntax and many type errors; others (mixed-type
+//! arithmetic, stores into `read` buffers) only the validator catches, so
+//! both always run. Errors render naga's code frame (plain text) under a
+//! header naming the kernel and the user's `file:line:col`.
+//!
+//! naga runs on a worker thread (`worker.rs`), where the compiler's
+//! proc-macro API panics: the worker hands back plain data (naga IR, byte
+//! ranges, strings), and this file makes the spans and `syn::Error`s on the
+//! macro's own thread. Keep it so: never call a function that makes a
+//! span, ident or token stream from `worker.rs` or the files it
+//! reaches (see its module docs; `tests::threads` checks the files).
+
+use naga::valid::Capabilities;
+
+use crate::check::partial::PartialTypes;
+use crate::check::worker::{self, Outcome};
+use crate::diag::naga_errors::{Label, Rewritten};
+use crate::diag::naga_words::tidy;
+use crate::diag::sites::error_at;
+use crate::model::{LoadedKernel, Origin, ValidatedKernel};
+
+/// A kernel that failed: the error, and what its bindings hold when that
+/// could still be found (for the error stub).
+pub struct Failed {
+    /// The error.
+    pub error: syn::Error,
+    /// The bindings' element types, when the kernel (or its globals) parsed.
+    pub partial: Option<PartialTypes>,
+}
+
+/// Parses and validates one kernel with exactly `caps`: what wgpu grants
+/// every WebGPU adapter plus the graph's declared `features`
+/// ([`crate::model::features::capabilities`]).
+///
+/// naga runs on a thread of its own ([`worker::run`]); a panic in
+/// naga becomes an error instead of aborting the build.
+#[cfg(test)]
+pub fn validate(loaded: LoadedKernel, caps: Capabilities) -> syn::Result<ValidatedKernel> {
+    validate_or_partial(loaded, caps).map_err(|f| f.error)
+}
+
+/// Parses and validates one kernel (as `validate`, the tests' entry), and
+/// on failure what the kernel's bindings hold.
+pub fn validate_or_partial(
+    loaded: LoadedKernel,
+    caps: Capabilities,
+) -> Result<ValidatedKernel, Failed> {
+    match worker::run(&loaded.source, caps) {
+        Some(Outcome::Valid(valid)) => {
+            let (module, info) = *valid;
+            Ok(ValidatedKernel {
+                loaded,
+                module,
+                info,
+            })
+        }
+        Some(Outcome::Error(rewritten, partial)) => Err(Failed {
+            error: wgsl_error(&loaded, &rewritten),
+            partial,
+        }),
+        None => Err(Failed {
+            partial: None,
+            error: syn::Error::new(
+                loaded.name.span(),
+                format!(
+                    "internal error: naga panicked on kernel `{}`; please report this with the kernel's source",
+                    loaded.name
+                ),
+            ),
+        }),
+    }
+}
+
+/// Parses and validates generated WGSL (a wrapped or fused kernel,
+/// `transform/`) the
+/// way [`validate_or_partial`] does, with the same capabilities: the module when naga
+/// accepts it, `None` for any error or panic.
+pub fn revalidate(source: &str, caps: Capabilities) -> Option<naga::Module> {
+    match worker::run(source, caps) {
+        Some(Outcome::Valid(valid)) => Some(valid.0),
+        _ => None,
+    }
+}
+
+/// The error for a rewritten naga diagnostic.
+///
+/// In token form rustc draws the culprit itself (the whole range, first
+/// token to last), so the message carries no code frame. A string literal
+/// or a file cannot be pointed inside on stable Rust: there the message
+/// draws one frame, at the user's real `file:line:col`. Details follow the
+/// headline as `note:`/`help:` lines of the same error.
+fn wgsl_error(loaded: &LoadedKernel, r: &Rewritten) -> syn::Error {
+    let mut lines = vec![format!(
+        "{} in kernel `{}`: {}",
+        r.class.title(),
+        loaded.name,
+        r.message
+    )];
+    let tokens = matches!(loaded.origin, Origin::Tokens { .. });
+    if let Some(primary) = &r.primary
+        && !tokens
+    {
+        lines.extend(frame(loaded, primary));
+    }
+    for s in &r.secondary {
+        let place = loaded.locate(s.range.start).place;
+        let at = place.map(|p| format!(" ({p})")).unwrap_or_default();
+        lines.push(format!("note: {}{at}", s.text));
+    }
+    if let Some(help) = &r.help {
+        lines.push(format!("help: {help}"));
+    }
+    if r.original != r.message {
+        lines.push(format!("note: naga: {}", tidy(&r.original)));
+    }
+    let message = lines.join("\n");
+    match (&r.primary, tokens) {
+        (Some(primary), true) => error_at(loaded, primary.range.clone(), message),
+        (Some(primary), false) => syn::Error::new(loaded.locate(primary.range.start).span, message),
+        (None, _) => syn::Error::new(loaded.source_span(), message),
+    }
+}
+
+/// A code frame of `label` in the kernel's text, numbered with the user's
+/// real lines:
+///
+/// ```text
+///    ┌─ src/lib.rs:13:22
+///    │
+/// 13 │     let x: u32 = 1.5;
+///    │                  ^^^ this is `AbstractFloat`
+/// ```
+fn frame(loaded: &LoadedKernel, label: &Label) -> Vec<String> {
+    let source = loaded.source.as_str();
+    let start = label.range.start.min(source.len());
+    let line_start = source
+        .get(..start)
+        .and_then(|b| b.rfind('\n'))
+        .map_or(0, |i| i + 1);
+    let line_end = source
+        .get(start..)
+        .and_then(|a| a.find('\n'))
+        .map_or(source.len(), |i| start + i);
+    let text = source.get(line_start..line_end).unwrap_or_default();
+    let place = loaded.locate(start).place;
+    // The real line number: `file:LINE:col`.
+    let number = place
+        .as_deref()
+        .and_then(|p| p.rsplit(':').nth(1))
+        .unwrap_or("")
+        .to_owned();
+    let pad = " ".repeat(number.len());
+    let col = source
+        .get(line_start..start)
+        .map_or(0, |b| b.chars().count());
+    let end = label.range.end.min(line_end).max(start);
+    let width = source
+        .get(start..end)
+        .map_or(0, |b| b.chars().count())
+        .max(1);
+    // codespan's box drawing (naga's own style), so the frame is not
+    // mistaken for rustc's frame of the literal or path under it.
+    let mut out = Vec::new();
+    if let Some(place) = place {
+        out.push(format!("{pad} ┌─ {place}"));
+    }
+    out.push(format!("{pad} │"));
+    out.push(format!("{number} │ {}", text.trim_end()));
+    out.push(format!(
+        "{pad} │ {}{} {}",
+        " ".repeat(col),
+        "^".repeat(width),
+        label.text
+    ));
+    out
+}

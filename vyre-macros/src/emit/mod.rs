@@ -1,0 +1,27 @@
+//! Stage 5: tokens. Takes the [`GraphAnalysis`] of stages 3 and 4 and
+//! produces the expansion (`api.rs`: the typed API, `spec.rs`: the static
+//! `GraphSpec`, `args.rs`: one argument trait per input, `docs.rs`: the
+//! generated docs, `textures.rs`, `rust_types.rs`: Rust types and the
+//! generated structs); or, when anything failed, the stub beside the
+//! errors (`stub.rs`, from stage 3's [`StubTypes`]).
+//!
+//! Only `quote!`: every decision was made by the earlier stages. Generated
+//! code reaches the runtime only through `::vyre_graph::__private` and uses
+//! fully qualified paths, so user code that shadows `Result`, `Vec` or
+//! `Option` still works. Imports only `model/` and `diag/`. This `mod.rs`
+//! only declares and re-exports.
+//!
+//! [`GraphAnalysis`]: crate::model::GraphAnalysis
+//! [`StubTypes`]: crate::model::StubTypes
+
+mod api;
+mod args;
+mod docs;
+pub mod rust_types;
+mod spec;
+mod stub;
+mod textures;
+mod tokens;
+
+pub use api::expand;
+pub use stub::stub;

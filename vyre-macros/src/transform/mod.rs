@@ -1,0 +1,24 @@
+//! Stage 4: the checked graph rewritten for the GPU. Takes the
+//! [`GraphAnalysis`] of stage 3 (and the kernels' naga IR from stage 2)
+//! and rewrites it in place:
+//!
+//! * grid folding (`fold.rs`): every `over` kernel's entry point wrapped
+//!   so that it sees linear positions when its grid is folded into y and z
+//!   past 65,535 workgroups;
+//! * fusion (`fuse/`): runs of consecutive element-wise nodes become one
+//!   dispatch of one composed kernel.
+//!
+//! Neither ever causes a compile error: a kernel or group it cannot
+//! rewrite (or whose rewrite naga does not validate) stays as it was.
+//! `run.rs` runs them in order; `wgsl.rs` holds the WGSL text queries they
+//! share. Imports only `check/` (naga validation of the rewritten text),
+//! `model/` and the timings. This `mod.rs` only declares and re-exports.
+//!
+//! [`GraphAnalysis`]: crate::model::GraphAnalysis
+
+pub mod fold;
+pub mod fuse;
+mod run;
+pub mod wgsl;
+
+pub use run::transform;

@@ -1,0 +1,41 @@
+//! Stage 4 from start to end ([`transform`]).
+
+use naga::valid::Capabilities;
+
+use super::fold::{fold, module_facts};
+use super::fuse::{fuse, kernel_facts};
+use crate::model::{GraphAnalysis, KernelInterface};
+use crate::timings::Timer;
+
+/// Folds, then (unless `fuse off;`) fuses `analysis`. `interfaces[k]` is
+/// declared kernel `k`'s (every one reflected, or there would be no
+/// analysis); `caps` are the naga capabilities rewritten kernels are
+/// validated with, as the user's were.
+pub fn transform(
+    analysis: &mut GraphAnalysis,
+    interfaces: &[Option<KernelInterface>],
+    caps: Capabilities,
+    fuse_on: bool,
+    timer: &Timer,
+) {
+    let fold_facts: Vec<_> = interfaces
+        .iter()
+        .map(|k| k.as_ref().map(|k| module_facts(&k.module)))
+        .collect();
+    // Fusion asks about the kernels as declared, before folding moved
+    // nodes to wrapped copies.
+    let node_kernels: Vec<usize> = analysis.nodes.iter().map(|n| n.kernel).collect();
+    fold(analysis, &fold_facts, caps);
+    if fuse_on {
+        let fuse_facts: Vec<_> = interfaces
+            .iter()
+            .map(|k| {
+                k.as_ref()
+                    .map(|k| kernel_facts(&k.module, &k.source, &k.entry_point))
+            })
+            .collect();
+        let started = timer.lap();
+        fuse(analysis, &fuse_facts, &node_kernels, caps);
+        timer.report_stage(&analysis.header.name.to_string(), "fuse", started);
+    }
+}
