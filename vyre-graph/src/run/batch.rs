@@ -1,0 +1,204 @@
+//! Batches of independent runs ([`Instance`], [`BatchReport`]) and what a
+//! stacked batch does on the host: whether a graph may stack its instances
+//! ([`stackable`]), gathering their host inputs into one feed per input
+//! ([`Gathered`]) and scattering the one read-back to each instance's
+//! sinks ([`scatter`]). `batch.rs` beside `graph.rs` decides how a batch
+//! runs and calls these.
+
+use crate::device::gpu::Gpu;
+use crate::device::io::{Feed, Sink};
+use crate::device::transfer::Source;
+use crate::plan::program::Program;
+use crate::run::report::RunReport;
+use crate::spec::error::{BackendError, Result};
+use crate::spec::{BufferClass, DispatchSize, Extent};
+
+/// One instance of a batch: a problem size, one feed per host input and
+/// one sink per output, in declaration order (as [`Graph::run`](crate::Graph::run)
+/// takes them).
+///
+/// ```no_run
+/// # fn f(x: &[u32], y: &mut [u32]) {
+/// use vyre_graph::{Feed, Instance, Sink};
+/// let instance = Instance::new(
+///     x.len() as u64,
+///     vec![Feed::Host(bytemuck::cast_slice(x))],
+///     vec![Sink::Host(bytemuck::cast_slice_mut(y))],
+/// );
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct Instance<'a> {
+    /// Its problem size (at least 1).
+    pub n: u64,
+    /// One feed per host input, in declaration order.
+    pub feeds: Vec<Feed<'a>>,
+    /// One sink per output, in declaration order.
+    pub sinks: Vec<Sink<'a>>,
+}
+
+impl<'a> Instance<'a> {
+    /// An instance of problem size `n` with these feeds and sinks.
+    #[must_use]
+    pub fn new(n: u64, feeds: Vec<Feed<'a>>, sinks: Vec<Sink<'a>>) -> Self {
+        Instance { n, feeds, sinks }
+    }
+
+    /// Whether it can join a stacked run: host feeds only, and sinks read
+    /// back to the host (or skipped).
+    pub(crate) fn host_only(&self) -> bool {
+        self.feeds.iter().all(|f| matches!(f, Feed::Host(_)))
+            && self
+                .sinks
+                .iter()
+                .all(|s| matches!(s, Sink::Host(_) | Sink::Vector(_) | Sink::Skip))
+    }
+}
+
+/// What a batch did ([`Graph::run_batch`](crate::Graph::run_batch)).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct BatchReport {
+    /// Each instance's result, in the batch's order. Instances that ran
+    /// stacked share their stacked run's report (its `n` is the stacked
+    /// size); an error after submission is that instance's own
+    /// ([`BackendError::BatchInstance`] naming it).
+    pub runs: Vec<Result<RunReport>>,
+    /// Queue submissions the whole batch made: one per chunk (see
+    /// [`BatchReport::chunks`]), plus one for each instance whose append
+    /// outputs were read by their count.
+    pub submissions: u32,
+    /// Chunks the batch ran as: stacked runs and submissions of recorded
+    /// copies. More than one chunk per size when the device's limits or
+    /// the memory budget could not hold the whole batch at once.
+    pub chunks: u32,
+    /// Instances that ran stacked (as part of one run over `B × n`).
+    pub stacked: usize,
+}
+
+/// Whether `program`'s instances may run stacked: `graph!` said so
+/// ([`ScheduleSpec::stackable`](crate::spec::ScheduleSpec::stackable)), and
+/// the spec still has the shape that makes it true (every buffer exactly
+/// `n` plain elements, every node over `n`, no loop, no fused group over
+/// another size), in case it was edited by hand.
+pub(crate) fn stackable(program: &Program) -> bool {
+    let spec = &program.spec;
+    let said = spec.schedule.as_ref().is_some_and(|s| s.stackable);
+    let over_n = |size: &DispatchSize| *size == DispatchSize::Invocations(Extent::N);
+    said && spec.loops.is_empty()
+        && spec.buffers.iter().all(|b| {
+            b.len == Extent::N
+                && b.header_bytes == 0
+                && b.texture.is_none()
+                && b.append.is_none()
+                && b.class != BufferClass::Uniform
+        })
+        && spec.nodes.iter().all(|n| over_n(&n.size))
+        && spec.fused.iter().all(|g| over_n(&g.dispatch.size))
+}
+
+/// The host inputs of several instances, each input's bytes one after
+/// another in instance order: the feeds of one stacked run.
+pub(crate) struct Gathered {
+    inputs: Vec<Vec<u8>>,
+}
+
+impl Gathered {
+    /// Gather the host feeds of `instances` (each checked by the caller:
+    /// one host feed per input, of its instance's length).
+    pub(crate) fn new(instances: &[&Instance<'_>]) -> Self {
+        let count = instances.first().map_or(0, |i| i.feeds.len());
+        let inputs = (0..count)
+            .map(|j| {
+                let bytes = instances.iter().map(|i| feed_bytes(&i.feeds[j]).len()).sum();
+                let mut all = Vec::with_capacity(bytes);
+                for instance in instances {
+                    all.extend_from_slice(feed_bytes(&instance.feeds[j]));
+                }
+                all
+            })
+            .collect();
+        Gathered { inputs }
+    }
+
+    /// The stacked run's feeds.
+    pub(crate) fn feeds(&self) -> Vec<Feed<'_>> {
+        self.inputs.iter().map(|b| Feed::Host(b)).collect()
+    }
+}
+
+fn feed_bytes<'a>(feed: &Feed<'a>) -> &'a [u8] {
+    match feed {
+        Feed::Host(bytes) => bytes,
+        Feed::Device(_) | Feed::Texture(_) => &[],
+    }
+}
+
+/// Copy each stacked output (`outputs[k]`, output `k` of every instance
+/// one after another) into the instances' sinks.
+///
+/// # Errors
+/// [`BackendError::ReadbackFailed`] when the host cannot allocate a
+/// vector sink's elements, naming the instance.
+pub(crate) fn scatter(
+    gpu: &Gpu,
+    program: &Program,
+    outputs: &[Vec<u8>],
+    instances: &mut [&mut Instance<'_>],
+    first_index: &[usize],
+) -> Result<()> {
+    let copier = gpu.copier(None);
+    for (k, &b) in program.host_outputs.iter().enumerate() {
+        let mut at = 0usize;
+        for (instance, &index) in instances.iter_mut().zip(first_index) {
+            let len = usize::try_from(program.buffer_bytes(b, instance.n)).unwrap_or(usize::MAX);
+            let part = outputs[k].get(at..at.saturating_add(len)).unwrap_or(&[]);
+            at = at.saturating_add(len);
+            match &mut instance.sinks[k] {
+                Sink::Host(dst) => dst[..part.len()].copy_from_slice(part),
+                Sink::Vector(v) => {
+                    let elements = part.len() / v.target.element_size().max(1);
+                    v.target
+                        .receive(&copier, &[], Source::Plain(part), elements)
+                        .map_err(|bytes| BackendError::BatchInstance {
+                            index,
+                            source: Box::new(BackendError::ReadbackFailed {
+                                reason: format!(
+                                    "the host could not allocate {bytes} bytes for an output; free memory or use smaller instances"
+                                ),
+                            }),
+                        })?;
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `error` as the error of instance `index`, unless it already names one.
+pub(crate) fn of_instance(index: usize, error: BackendError) -> BackendError {
+    match error {
+        BackendError::BatchInstance { .. } => error,
+        error => BackendError::BatchInstance {
+            index,
+            source: Box::new(error),
+        },
+    }
+}
+
+/// An error shared by every instance of a chunk: the first keeps it, the
+/// others get its message (a `BackendError` is not `Clone`).
+pub(crate) fn shared_error(indices: &[usize], error: BackendError) -> Vec<Result<RunReport>> {
+    let reason = error.to_string();
+    let mut error = Some(error);
+    indices
+        .iter()
+        .map(|&index| {
+            let own = error.take().unwrap_or_else(|| BackendError::DispatchFailed {
+                reason: reason.clone(),
+            });
+            Err(of_instance(index, own))
+        })
+        .collect()
+}
