@@ -161,7 +161,8 @@ fn instances(cases: &mut [Case]) -> Vec<Instance<'_>> {
                     Feed::Host(bytemuck::cast_slice(x)),
                     Feed::Host(bytemuck::cast_slice(z)),
                 ],
-                vec![Sink::from(y_out), Sink::from(z_out)],
+                // Outputs in declaration order: `z` (inout), then `y`.
+                vec![Sink::from(z_out), Sink::from(y_out)],
             )
         })
         .collect()
@@ -345,7 +346,7 @@ fn instances_sharing_a_resident_input_run_as_recorded_copies() {
                 Instance::new(
                     n as u64,
                     vec![Feed::Device(&handle), Feed::Host(bytemuck::cast_slice(&c.z))],
-                    vec![Sink::from(&mut c.y_out), Sink::from(&mut c.z_out)],
+                    vec![Sink::from(&mut c.z_out), Sink::from(&mut c.y_out)],
                 )
             })
             .collect();

@@ -272,15 +272,14 @@ impl Graph {
                 Err(e) => results[index] = Some(Err(of_instance(index, e))),
             }
         }
-        let error = scope.pop();
         if started.is_empty() {
-            drop(block_on(error));
+            drop(block_on(scope.pop()));
             return;
         }
         let submission = self.gpu.submit(encoder.finish());
         report.chunks += 1;
         report.submissions += 1;
-        if let Some(error) = block_on(error) {
+        if let Some(error) = block_on(scope.pop()) {
             let indices: Vec<usize> = started.iter().map(|(i, _)| *i).collect();
             drop(started);
             let error = BackendError::DispatchFailed {

@@ -70,7 +70,10 @@ impl Plans {
         let mut found = None;
         while let Some(at) = spares.iter().position(|(size, _)| *size == n) {
             let (_, plan) = spares.swap_remove(at);
-            let current = (0..plan.bytes.len()).all(|b| plan.bytes[b] == program.buffer_bytes(b, n));
+            let current = program.spec.buffers.iter().enumerate().all(|(b, spec)| {
+                spec.append.is_none()
+                    || plan.bytes.get(b) == Some(&program.buffer_bytes(b, n))
+            });
             if current {
                 found = Some(plan);
                 break;

@@ -37,31 +37,35 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
     let bounds = generics
         .iter()
         .zip(host.arg_traits)
-        .map(|(g, t)| quote!(#g: #t<'a> + ::core::marker::Copy));
-    let n_ty = param_n.then(|| quote!(u64));
-    let n_pat = param_n.then(|| quote!(n));
+        .map(|(g, t)| quote!(#g: #t<'a> + ::core::marker::Copy))
+        .collect::<Vec<_>>();
+    let n_ty = param_n.then(|| quote!(u64,));
+    let n_pat = param_n.then(|| quote!(n,));
     let args = host.args;
     let (item, pattern) = match (param_n, host.inputs.len()) {
         (false, 1) => (quote!(#(#generics)*), quote!(#(#args)*)),
         _ => (
-            quote!((#(#n_ty,)* #(#generics),*)),
-            quote!((#(#n_pat,)* #(#args),*)),
+            quote!((#n_ty #(#generics),*)),
+            quote!((#n_pat #(#args),*)),
         ),
     };
     let feeds = host
         .args
         .iter()
         .zip(host.arg_traits)
-        .map(|(x, t)| quote!(#t::__vyre_input(#x).feed()));
-    let size = if param_n {
-        quote!(let _ = __vyre_index;)
-    } else {
-        quote!(let n = self.graph.instance_size(__vyre_index, &__vyre_feeds)?;)
+        .map(|(x, t)| quote!(#t::__vyre_input(#x).feed()))
+        .collect::<Vec<_>>();
+    // Each instance's size: its own `n`, inferred from its inputs, or 1
+    // when nothing depends on it.
+    let size = match a.problem_size {
+        ProblemSize::Param => quote!({ let _ = __vyre_index; ::core::result::Result::<u64, #p::BackendError>::Ok(n) }),
+        ProblemSize::Infer => quote!(self.graph.instance_size(__vyre_index, &__vyre_feeds)),
+        ProblemSize::Unused => quote!({ let _ = __vyre_index; ::core::result::Result::<u64, #p::BackendError>::Ok(1) }),
     };
     let sinks = host.outputs.iter().map(|(_, b)| {
         let ident = &b.name;
         quote!(#p::Sink::from(&mut __vyre_out.#ident))
-    });
+    }).collect::<Vec<_>>();
     let build = quote! {
         let mut __vyre_outputs: ::std::vec::Vec<#outputs_name> = instances
             .iter()
@@ -70,7 +74,7 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
         let mut __vyre_batch = ::std::vec::Vec::with_capacity(instances.len());
         for (__vyre_index, (#pattern, __vyre_out)) in instances.iter().copied().zip(__vyre_outputs.iter_mut()).enumerate() {
             let __vyre_feeds = ::std::vec![#(#feeds),*];
-            #size
+            let n: u64 = #size?;
             __vyre_batch.push(#p::Instance::new(n, __vyre_feeds, ::std::vec![#(#sinks),*]));
         }
     };
@@ -102,7 +106,7 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
         let mut __vyre_sizes = ::std::vec::Vec::with_capacity(instances.len());
         for (__vyre_index, (#pattern, __vyre_out)) in instances.iter().copied().zip(__vyre_outputs.iter_mut()).enumerate() {
             let __vyre_feeds = ::std::vec![#(#feeds),*];
-            let __vyre_size = (|| -> ::core::result::Result<u64, #p::BackendError> { #size ::core::result::Result::Ok(n) })();
+            let __vyre_size: ::core::result::Result<u64, #p::BackendError> = #size;
             let n = *__vyre_size.as_ref().unwrap_or(&0);
             __vyre_sizes.push(__vyre_size.err());
             __vyre_batch.push(#p::Instance::new(n, __vyre_feeds, ::std::vec![#(#sinks),*]));
