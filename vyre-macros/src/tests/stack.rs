@@ -55,7 +55,7 @@ const TWO: &str = "node a = k(src: x, dst: t) over n; node b = k(src: t, dst: y)
 #[test]
 fn an_elementwise_chain_stacks_fused_or_not() {
     assert_eq!(verdict(&chain(STEP, PLAIN, TWO)), Ok(()));
-    let unfused = format!("fuse off; {}", chain(STEP, PLAIN, TWO));
+    let unfused = chain(STEP, &format!("fuse off; {PLAIN}"), TWO);
     assert_eq!(verdict(&unfused), Ok(()));
     // The bounds check written the other way round, and no check at all.
     let other = "if arrayLength(&src) <= g.x { return; } dst[g.x] = src[g.x] + 1u;";
