@@ -143,7 +143,10 @@ impl Case {
 fn assert_same(got: &[u32], want: &[u32], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
-        panic!("{what}: element {i} is {}, the CPU says {}", got[i], want[i]);
+        panic!(
+            "{what}: element {i} is {}, the CPU says {}",
+            got[i], want[i]
+        );
     }
 }
 
@@ -168,7 +171,11 @@ fn instances(cases: &mut [Case]) -> Vec<Instance<'_>> {
         .collect()
 }
 
-fn run_cases(graph: &Graph, cases: &mut [Case], config: &DispatchConfig) -> vyre_graph::BatchReport {
+fn run_cases(
+    graph: &Graph,
+    cases: &mut [Case],
+    config: &DispatchConfig,
+) -> vyre_graph::BatchReport {
     let mut batch = instances(cases);
     let report = graph.run_batch(&mut batch, config).expect("batch");
     drop(batch);
@@ -271,7 +278,10 @@ fn a_memory_budget_splits_the_batch_and_never_fails_on_the_device() {
     let config = DispatchConfig::default().with_device_memory_budget_bytes(4 * one);
     let mut cases: Vec<Case> = (0..20).map(|i| Case::new(n as usize, i)).collect();
     let report = run_cases(graph.graph(), &mut cases, &config);
-    assert!(report.chunks >= 5, "20 instances, at most 4 per chunk: {report:?}");
+    assert!(
+        report.chunks >= 5,
+        "20 instances, at most 4 per chunk: {report:?}"
+    );
     assert_eq!(report.stacked, 20);
 }
 
@@ -345,7 +355,10 @@ fn instances_sharing_a_resident_input_run_as_recorded_copies() {
             .map(|c| {
                 Instance::new(
                     n as u64,
-                    vec![Feed::Device(&handle), Feed::Host(bytemuck::cast_slice(&c.z))],
+                    vec![
+                        Feed::Device(&handle),
+                        Feed::Host(bytemuck::cast_slice(&c.z)),
+                    ],
                     vec![Sink::from(&mut c.z_out), Sink::from(&mut c.y_out)],
                 )
             })
@@ -379,7 +392,11 @@ fn append_outputs_in_a_batch_keep_each_instance_s_own_count() {
     let xs: Vec<Vec<u32>> = sizes
         .iter()
         .enumerate()
-        .map(|(k, &n)| (0..n as u32).map(|i| lcg(i + k as u32 * 31) >> (k * 3)).collect())
+        .map(|(k, &n)| {
+            (0..n as u32)
+                .map(|i| lcg(i + k as u32 * 31) >> (k * 3))
+                .collect()
+        })
         .collect();
     let mut hits: Vec<Vec<u32>> = vec![Vec::new(); xs.len()];
     let mut batch: Vec<Instance<'_>> = xs
@@ -473,5 +490,8 @@ fn the_typed_batch_matches_single_runs() {
     let err = graph
         .run_batch(&DispatchConfig::default(), &bad)
         .expect_err("a short input");
-    assert!(matches!(err, BackendError::BatchInstance { index: 1, .. }), "{err:?}");
+    assert!(
+        matches!(err, BackendError::BatchInstance { index: 1, .. }),
+        "{err:?}"
+    );
 }

@@ -42,7 +42,10 @@ fn want(x: &[u32]) -> Vec<u32> {
 fn assert_same(got: &[u32], want: &[u32], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: length");
     if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
-        panic!("{what}: element {i} is {}, the CPU says {}", got[i], want[i]);
+        panic!(
+            "{what}: element {i} is {}, the CPU says {}",
+            got[i], want[i]
+        );
     }
 }
 
@@ -57,7 +60,14 @@ fn inputs(count: usize, n: usize, seed: u32) -> Vec<Vec<u32>> {
 }
 
 /// A stream of the runs of `xs` at `depth`; each result and output.
-fn stream(graph: &Steps, xs: &[Vec<u32>], depth: usize) -> (Vec<vyre_graph::Result<vyre_graph::RunReport>>, Vec<Vec<u32>>) {
+fn stream(
+    graph: &Steps,
+    xs: &[Vec<u32>],
+    depth: usize,
+) -> (
+    Vec<vyre_graph::Result<vyre_graph::RunReport>>,
+    Vec<Vec<u32>>,
+) {
     let mut ys: Vec<Vec<u32>> = vec![Vec::new(); xs.len()];
     let mut runs: Vec<Instance<'_>> = xs
         .iter()
@@ -70,7 +80,9 @@ fn stream(graph: &Steps, xs: &[Vec<u32>], depth: usize) -> (Vec<vyre_graph::Resu
             )
         })
         .collect();
-    let results = graph.graph().run_many(&mut runs, depth, &DispatchConfig::default());
+    let results = graph
+        .graph()
+        .run_many(&mut runs, depth, &DispatchConfig::default());
     drop(runs);
     (results, ys)
 }
@@ -125,10 +137,16 @@ fn a_failing_run_in_the_middle_is_its_own_and_the_stream_goes_on() {
         .map(|(k, (x, y))| {
             // Run 3 claims 600 elements but feeds 500: a wrong length.
             let n = if k == 3 { 600 } else { x.len() as u64 };
-            Instance::new(n, vec![Feed::Host(bytemuck::cast_slice(x))], vec![Sink::from(y)])
+            Instance::new(
+                n,
+                vec![Feed::Host(bytemuck::cast_slice(x))],
+                vec![Sink::from(y)],
+            )
         })
         .collect();
-    let results = graph.graph().run_many(&mut runs, 2, &DispatchConfig::default());
+    let results = graph
+        .graph()
+        .run_many(&mut runs, 2, &DispatchConfig::default());
     drop(runs);
     for (k, r) in results.iter().enumerate() {
         if k == 3 {
@@ -163,7 +181,10 @@ fn the_typed_stream_returns_outputs_or_the_run_s_error() {
     for (k, r) in results.iter().enumerate() {
         if k == 2 {
             let err = r.as_ref().expect_err("an empty input");
-            assert!(matches!(err, BackendError::BatchInstance { index: 2, .. }), "{err:?}");
+            assert!(
+                matches!(err, BackendError::BatchInstance { index: 2, .. }),
+                "{err:?}"
+            );
         } else {
             let out = r.as_ref().expect("run");
             assert_same(&out.y, &want(&xs[k]), &format!("typed run {k}"));

@@ -86,14 +86,18 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<Measured>, Box<dyn std::error::
             let xs: Vec<Vec<u32>> = (0..b).map(|i| random_u32(n, (n * b + i) as u64)).collect();
             let want: Vec<Vec<u32>> = xs.iter().map(|x| chain_reference(x)).collect();
             let mut ys: Vec<Vec<u32>> = vec![Vec::new(); b];
-            for k in 0..VARIANTS.len() {
+            for (k, variant) in VARIANTS.iter().enumerate() {
                 // Twice: the first run makes the plans, the second checks
                 // the steady state's results.
                 for _ in 0..2 {
                     ys.iter_mut().for_each(Vec::clear);
                     run_variant(&chain, k, &xs, &mut ys);
                     for (i, (y, w)) in ys.iter().zip(&want).enumerate() {
-                        assert!(y == w, "{} n={n} B={b}: instance {i} differs from the CPU", VARIANTS[k]);
+                        assert!(
+                            y == w,
+                            "{} n={n} B={b}: instance {i} differs from the CPU",
+                            variant
+                        );
                     }
                 }
             }

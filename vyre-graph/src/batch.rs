@@ -147,7 +147,13 @@ impl Graph {
         for (index, instance) in instances.iter().enumerate() {
             let checked = self
                 .program
-                .check_run(&self.gpu, instance.n, &instance.feeds, &instance.sinks, config)
+                .check_run(
+                    &self.gpu,
+                    instance.n,
+                    &instance.feeds,
+                    &instance.sinks,
+                    config,
+                )
                 .and_then(|_| self.check_problem_size(instance.n, config));
             checked.map_err(|e| of_instance(index, e))?;
         }
@@ -231,7 +237,12 @@ impl Graph {
     /// recorded copies holds: at most the plan cache's capacity (so a
     /// steady batch reuses its plans) and, with a memory budget, plans
     /// whose estimated bytes sum to at most the budget (at least one).
-    fn copies_fit(&self, rest: &[usize], instances: &[Instance<'_>], config: &DispatchConfig) -> usize {
+    fn copies_fit(
+        &self,
+        rest: &[usize],
+        instances: &[Instance<'_>],
+        config: &DispatchConfig,
+    ) -> usize {
         let most = self.plans.lock().capacity().max(1).min(rest.len());
         let budget = config.device_memory_budget_bytes;
         if budget == 0 {

@@ -71,8 +71,7 @@ impl Plans {
         while let Some(at) = spares.iter().position(|(size, _)| *size == n) {
             let (_, plan) = spares.swap_remove(at);
             let current = program.spec.buffers.iter().enumerate().all(|(b, spec)| {
-                spec.append.is_none()
-                    || plan.bytes.get(b) == Some(&program.buffer_bytes(b, n))
+                spec.append.is_none() || plan.bytes.get(b) == Some(&program.buffer_bytes(b, n))
             });
             if current {
                 found = Some(plan);
@@ -103,7 +102,8 @@ impl Plans {
             let plan = cache.remove(n);
             let others = cache.len();
             drop(cache);
-            plan.or_else(|| self.take_spare(program, n)).map(|plan| (plan, others))
+            plan.or_else(|| self.take_spare(program, n))
+                .map(|plan| (plan, others))
         };
         let (mut plan, cache_hit, cache_entries) = match cached {
             Some((plan, others)) => (plan, true, others + 1),
@@ -195,7 +195,9 @@ impl Plans {
         let cached = self.lock().peek(n).map(|plan| plan.plan);
         match cached {
             Some(plan) => Ok(plan.estimated_peak_device_bytes),
-            None => Ok(check(gpu, program, n, config)?.1.estimated_peak_device_bytes),
+            None => Ok(check(gpu, program, n, config)?
+                .1
+                .estimated_peak_device_bytes),
         }
     }
 }

@@ -110,7 +110,10 @@ impl Gathered {
         let count = instances.first().map_or(0, |i| i.feeds.len());
         let inputs = (0..count)
             .map(|j| {
-                let bytes = instances.iter().map(|i| feed_bytes(&i.feeds[j]).len()).sum();
+                let bytes = instances
+                    .iter()
+                    .map(|i| feed_bytes(&i.feeds[j]).len())
+                    .sum();
                 let mut all = Vec::with_capacity(bytes);
                 for instance in instances {
                     all.extend_from_slice(feed_bytes(&instance.feeds[j]));
@@ -195,9 +198,11 @@ pub(crate) fn shared_error(indices: &[usize], error: BackendError) -> Vec<Result
     indices
         .iter()
         .map(|&index| {
-            let own = error.take().unwrap_or_else(|| BackendError::DispatchFailed {
-                reason: reason.clone(),
-            });
+            let own = error
+                .take()
+                .unwrap_or_else(|| BackendError::DispatchFailed {
+                    reason: reason.clone(),
+                });
             Err(of_instance(index, own))
         })
         .collect()

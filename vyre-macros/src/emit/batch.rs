@@ -33,7 +33,9 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
         return quote!();
     }
     let outputs_name = format_ident!("{}Outputs", a.header.name);
-    let generics: Vec<Ident> = (0..host.inputs.len()).map(|i| format_ident!("A{}", i)).collect();
+    let generics: Vec<Ident> = (0..host.inputs.len())
+        .map(|i| format_ident!("A{}", i))
+        .collect();
     let bounds = generics
         .iter()
         .zip(host.arg_traits)
@@ -44,10 +46,7 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
     let args = host.args;
     let (item, pattern) = match (param_n, host.inputs.len()) {
         (false, 1) => (quote!(#(#generics)*), quote!(#(#args)*)),
-        _ => (
-            quote!((#n_ty #(#generics),*)),
-            quote!((#n_pat #(#args),*)),
-        ),
+        _ => (quote!((#n_ty #(#generics),*)), quote!((#n_pat #(#args),*))),
     };
     let feeds = host
         .args
@@ -58,14 +57,22 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
     // Each instance's size: its own `n`, inferred from its inputs, or 1
     // when nothing depends on it.
     let size = match a.problem_size {
-        ProblemSize::Param => quote!({ let _ = __vyre_index; ::core::result::Result::<u64, #p::BackendError>::Ok(n) }),
+        ProblemSize::Param => {
+            quote!({ let _ = __vyre_index; ::core::result::Result::<u64, #p::BackendError>::Ok(n) })
+        }
         ProblemSize::Infer => quote!(self.graph.instance_size(__vyre_index, &__vyre_feeds)),
-        ProblemSize::Unused => quote!({ let _ = __vyre_index; ::core::result::Result::<u64, #p::BackendError>::Ok(1) }),
+        ProblemSize::Unused => {
+            quote!({ let _ = __vyre_index; ::core::result::Result::<u64, #p::BackendError>::Ok(1) })
+        }
     };
-    let sinks = host.outputs.iter().map(|(_, b)| {
-        let ident = &b.name;
-        quote!(#p::Sink::from(&mut __vyre_out.#ident))
-    }).collect::<Vec<_>>();
+    let sinks = host
+        .outputs
+        .iter()
+        .map(|(_, b)| {
+            let ident = &b.name;
+            quote!(#p::Sink::from(&mut __vyre_out.#ident))
+        })
+        .collect::<Vec<_>>();
     let build = quote! {
         let mut __vyre_outputs: ::std::vec::Vec<#outputs_name> = instances
             .iter()

@@ -43,10 +43,7 @@ fn kernel(name: &str, body: &str) -> String {
 const STEP: &str = "let i = g.x; if i < arrayLength(&src) { dst[i] = src[i] * 3u + 1u; }";
 
 fn chain(body: &str, decls: &str, nodes: &str) -> String {
-    format!(
-        "pub struct S; {} {decls} {nodes}",
-        kernel("k", body)
-    )
+    format!("pub struct S; {} {decls} {nodes}", kernel("k", body))
 }
 
 const PLAIN: &str = "input x[n]; intermediate t[n]; output y[n];";
@@ -60,7 +57,10 @@ fn an_elementwise_chain_stacks_fused_or_not() {
     // The bounds check written the other way round, and no check at all.
     let other = "if arrayLength(&src) <= g.x { return; } dst[g.x] = src[g.x] + 1u;";
     assert_eq!(verdict(&chain(other, PLAIN, TWO)), Ok(()));
-    assert_eq!(verdict(&chain("dst[g.x] = src[g.x] + 1u;", PLAIN, TWO)), Ok(()));
+    assert_eq!(
+        verdict(&chain("dst[g.x] = src[g.x] + 1u;", PLAIN, TWO)),
+        Ok(())
+    );
     // The spec says so.
     let out = assert_ok(&chain(STEP, PLAIN, TWO));
     assert!(out.contains("stackable : true"), "{out}");
@@ -108,7 +108,10 @@ fn a_buffer_of_another_size_does_not_stack() {
 #[test]
 fn a_node_over_another_size_does_not_stack() {
     let nodes = "node a = k(src: x, dst: t) over n / 2; node b = k(src: t, dst: y) over n;";
-    assert_eq!(verdict(&chain(STEP, PLAIN, nodes)), Err("a node not over n"));
+    assert_eq!(
+        verdict(&chain(STEP, PLAIN, nodes)),
+        Err("a node not over n")
+    );
 }
 
 #[test]

@@ -99,18 +99,17 @@ fn index_only_indexes(module: &Module, entry: &str) -> bool {
     let f = &ep.function;
     let expr = |h: Handle<Expression>| f.expressions.try_get(h).ok();
     let is_arg = |h| matches!(expr(h), Some(Expression::FunctionArgument(0)));
-    let is_x = |h| {
-        matches!(expr(h), Some(Expression::AccessIndex { base, index: 0 }) if is_arg(*base))
-    };
+    let is_x =
+        |h| matches!(expr(h), Some(Expression::AccessIndex { base, index: 0 }) if is_arg(*base));
     let is_global = |h| matches!(expr(h), Some(Expression::GlobalVariable(_)));
-    let is_length = |h| {
-        matches!(expr(h), Some(Expression::ArrayLength(g)) if is_global(*g))
-    };
+    let is_length = |h| matches!(expr(h), Some(Expression::ArrayLength(g)) if is_global(*g));
     let index = |h| is_x(h) || is_arg(h);
     for (_, e) in f.expressions.iter() {
         let ok = match *e {
             Expression::AccessIndex { base, .. } => !is_arg(base) || is_x_of(e),
-            Expression::Access { base, index: i } => !index(base) && (!index(i) || (is_x(i) && is_global(base))),
+            Expression::Access { base, index: i } => {
+                !index(base) && (!index(i) || (is_x(i) && is_global(base)))
+            }
             Expression::Binary { op, left, right } => {
                 let compare = matches!(
                     op,
