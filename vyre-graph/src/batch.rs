@@ -337,7 +337,8 @@ impl Graph {
     /// ```
     ///
     /// [`DispatchConfig::timeout`] does not apply (the runs wait through
-    /// futures, as [`Graph::run_async`]'s do).
+    /// futures, as [`Graph::run_async`]'s do), except at depth 1 or for a
+    /// single run: those are blocking runs, one after another.
     #[must_use = "each run's result says whether it succeeded"]
     pub fn run_many(
         &self,
@@ -346,6 +347,17 @@ impl Graph {
         config: &DispatchConfig,
     ) -> Vec<Result<RunReport>> {
         let depth = depth.max(1);
+        if depth == 1 || instances.len() == 1 {
+            // Nothing to overlap: blocking runs, with no device poller.
+            return instances
+                .iter_mut()
+                .enumerate()
+                .map(|(index, i)| {
+                    self.run(i.n, &i.feeds, &mut i.sinks, config)
+                        .map_err(|e| of_instance(index, e))
+                })
+                .collect();
+        }
         let mut results: Results = instances.iter().map(|_| None).collect();
         let mut in_flight: VecDeque<(usize, InFlight<'_>)> = VecDeque::with_capacity(depth);
         for (index, instance) in instances.iter_mut().enumerate() {
