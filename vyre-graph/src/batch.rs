@@ -196,7 +196,7 @@ impl Graph {
         (results, report): (&mut Results, &mut BatchReport),
     ) {
         let mut picked = pick(instances, chunk);
-        let gathered = Gathered::new(&picked.iter().map(|i| &**i).collect::<Vec<_>>());
+        let gathered = Gathered::new(&self.gpu, &picked.iter().map(|i| &**i).collect::<Vec<_>>());
         let feeds = gathered.feeds();
         let outputs = self.program.host_outputs.len();
         let mut stacked: Vec<Vec<u8>> = vec![Vec::new(); outputs];

@@ -5,9 +5,11 @@
 //! sinks ([`scatter`]). `batch.rs` beside `graph.rs` decides how a batch
 //! runs and calls these.
 
+use std::sync::{Mutex, PoisonError};
+
 use crate::device::gpu::Gpu;
 use crate::device::io::{Feed, Sink};
-use crate::device::transfer::Source;
+use crate::device::transfer::{Receive, Source};
 use crate::plan::program::Program;
 use crate::run::report::RunReport;
 use crate::spec::error::{BackendError, Result};
@@ -105,8 +107,10 @@ pub(crate) struct Gathered {
 
 impl Gathered {
     /// Gather the host feeds of `instances` (each checked by the caller:
-    /// one host feed per input, of its instance's length).
-    pub(crate) fn new(instances: &[&Instance<'_>]) -> Self {
+    /// one host feed per input, of its instance's length), the copies
+    /// spread over the transfer threads when large.
+    pub(crate) fn new(gpu: &Gpu, instances: &[&Instance<'_>]) -> Self {
+        let copier = gpu.copier(None);
         let count = instances.first().map_or(0, |i| i.feeds.len());
         let inputs = (0..count)
             .map(|j| {
@@ -114,10 +118,16 @@ impl Gathered {
                     .iter()
                     .map(|i| feed_bytes(&i.feeds[j]).len())
                     .sum();
-                let mut all = Vec::with_capacity(bytes);
+                let mut all = vec![0u8; bytes];
+                let mut rest = &mut all[..];
+                let mut pairs = Vec::with_capacity(instances.len());
                 for instance in instances {
-                    all.extend_from_slice(feed_bytes(&instance.feeds[j]));
+                    let src = feed_bytes(&instance.feeds[j]);
+                    let (dst, tail) = std::mem::take(&mut rest).split_at_mut(src.len());
+                    rest = tail;
+                    pairs.push((src, dst));
                 }
+                copier.each(bytes, pairs, |(src, dst)| dst.copy_from_slice(src));
                 all
             })
             .collect();
@@ -138,10 +148,11 @@ fn feed_bytes<'a>(feed: &Feed<'a>) -> &'a [u8] {
 }
 
 /// Copy each stacked output (`outputs[k]`, output `k` of every instance
-/// one after another) into the instances' sinks.
+/// one after another) into the instances' sinks, the copies spread over
+/// the transfer threads when large.
 ///
 /// # Errors
-/// [`BackendError::ReadbackFailed`] when the host cannot allocate a
+/// [`BackendError::HostAllocationFailed`] when the host cannot allocate a
 /// vector sink's elements, naming the instance.
 pub(crate) fn scatter(
     gpu: &Gpu,
@@ -151,32 +162,55 @@ pub(crate) fn scatter(
     first_index: &[usize],
 ) -> Result<()> {
     let copier = gpu.copier(None);
-    for (k, &b) in program.host_outputs.iter().enumerate() {
-        let mut at = 0usize;
-        for (instance, &index) in instances.iter_mut().zip(first_index) {
-            let len = usize::try_from(program.buffer_bytes(b, instance.n)).unwrap_or(usize::MAX);
-            let part = outputs[k].get(at..at.saturating_add(len)).unwrap_or(&[]);
-            at = at.saturating_add(len);
-            match &mut instance.sinks[k] {
-                Sink::Host(dst) => dst[..part.len()].copy_from_slice(part),
-                Sink::Vector(v) => {
-                    let elements = part.len() / v.target.element_size().max(1);
-                    v.target
-                        .receive(&copier, &[], Source::Plain(part), elements)
-                        .map_err(|bytes| BackendError::BatchInstance {
-                            index,
-                            source: Box::new(BackendError::ReadbackFailed {
-                                reason: format!(
-                                    "the host could not allocate {bytes} bytes for an output; free memory or use smaller instances"
-                                ),
-                            }),
-                        })?;
-                }
+    let mut parts = Vec::with_capacity(instances.len() * outputs.len());
+    let mut bytes = 0usize;
+    let mut at = vec![0usize; outputs.len()];
+    for (instance, &index) in instances.iter_mut().zip(first_index) {
+        let n = instance.n;
+        for (k, sink) in instance.sinks.iter_mut().enumerate() {
+            let b = program.host_outputs[k];
+            let len = usize::try_from(program.buffer_bytes(b, n)).unwrap_or(usize::MAX);
+            let start = at[k];
+            at[k] = start.saturating_add(len);
+            let part = outputs[k].get(start..at[k]).unwrap_or(&[]);
+            bytes = bytes.saturating_add(part.len());
+            match sink {
+                Sink::Host(dst) => parts.push((index, part, Part::Bytes(&mut dst[..]))),
+                Sink::Vector(v) => parts.push((index, part, Part::Vec(&mut *v.target))),
                 _ => {}
             }
         }
     }
-    Ok(())
+    let failed = Mutex::new(None);
+    copier.each(bytes, parts, |(index, part, dst)| match dst {
+        Part::Bytes(dst) => {
+            let len = part.len().min(dst.len());
+            dst[..len].copy_from_slice(&part[..len]);
+        }
+        Part::Vec(sink) => {
+            let elements = part.len() / sink.element_size().max(1);
+            if let Err(bytes) = sink.receive(&copier, &[], Source::Plain(part), elements) {
+                let mut failed = failed.lock().unwrap_or_else(PoisonError::into_inner);
+                failed.get_or_insert((index, bytes));
+            }
+        }
+    });
+    match failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        Some((index, bytes)) => Err(BackendError::BatchInstance {
+            index,
+            source: Box::new(BackendError::HostAllocationFailed {
+                buffer: "an output of the batch".into(),
+                bytes,
+            }),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Where one instance's part of a stacked output goes.
+enum Part<'a> {
+    Bytes(&'a mut [u8]),
+    Vec(&'a mut (dyn Receive + 'static)),
 }
 
 /// `error` as the error of instance `index`, unless it already names one.
