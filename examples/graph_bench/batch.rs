@@ -5,7 +5,10 @@
 //!   over `B × n`);
 //! - **sequential**: `B` calls of the typed `run_into`, one after another;
 //! - **stream d2** and **stream d3**: `Graph::run_many` keeping 2 or 3 runs
-//!   in flight.
+//!   in flight;
+//! - **one run B*n** (a reference, not a way to run `B` problems): one
+//!   typed run over the `B` inputs laid end to end: what batched costs
+//!   without gathering the inputs and handing out the outputs.
 //!
 //! Every variant's outputs are checked against the CPU first. Reported: the
 //! median time of the whole set, per instance, and against sequential.
@@ -15,7 +18,13 @@ use vyre_graph::{DispatchConfig, Feed, Gpu, Instance, Sink};
 use crate::chains::{Chain64, Chain64Outputs, chain_reference};
 use crate::measure::{json_escape, median, order, random_u32, time_ms};
 
-const VARIANTS: [&str; 4] = ["batched", "sequential", "stream d2", "stream d3"];
+const VARIANTS: [&str; 5] = [
+    "batched",
+    "sequential",
+    "stream d2",
+    "stream d3",
+    "one run B*n",
+];
 
 /// One variant's median on one `(n, B)`.
 pub struct Measured {
@@ -45,8 +54,13 @@ fn instances<'a>(xs: &'a [Vec<u32>], ys: &'a mut [Vec<u32>]) -> Vec<Instance<'a>
         .collect()
 }
 
-/// Run variant `k` once over `xs` into `ys`.
-fn run_variant(chain: &Chain64, k: usize, xs: &[Vec<u32>], ys: &mut [Vec<u32>]) {
+/// Run variant `k` once over `xs` into `ys` (`joined`: `xs` end to end).
+fn run_variant(
+    chain: &Chain64,
+    k: usize,
+    (xs, joined): (&[Vec<u32>], &[u32]),
+    ys: &mut [Vec<u32>],
+) {
     let config = DispatchConfig::default();
     let graph = chain.graph();
     match k {
@@ -63,6 +77,16 @@ fn run_variant(chain: &Chain64, k: usize, xs: &[Vec<u32>], ys: &mut [Vec<u32>]) 
             for (x, y) in xs.iter().zip(ys.iter_mut()) {
                 chain.run_into(&config, &mut out, x).expect("run");
                 std::mem::swap(y, &mut out.y);
+            }
+        }
+        4 => {
+            let mut out = Chain64Outputs::default();
+            chain.run_into(&config, &mut out, joined).expect("run");
+            let mut at = 0;
+            for (x, y) in xs.iter().zip(ys.iter_mut()) {
+                y.clear();
+                y.extend_from_slice(&out.y[at..at + x.len()]);
+                at += x.len();
             }
         }
         _ => {
@@ -84,6 +108,7 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<Measured>, Box<dyn std::error::
                 continue;
             }
             let xs: Vec<Vec<u32>> = (0..b).map(|i| random_u32(n, (n * b + i) as u64)).collect();
+            let joined: Vec<u32> = xs.concat();
             let want: Vec<Vec<u32>> = xs.iter().map(|x| chain_reference(x)).collect();
             let mut ys: Vec<Vec<u32>> = vec![Vec::new(); b];
             for (k, variant) in VARIANTS.iter().enumerate() {
@@ -91,7 +116,7 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<Measured>, Box<dyn std::error::
                 // the steady state's results.
                 for _ in 0..2 {
                     ys.iter_mut().for_each(Vec::clear);
-                    run_variant(&chain, k, &xs, &mut ys);
+                    run_variant(&chain, k, (&xs, &joined), &mut ys);
                     for (i, (y, w)) in ys.iter().zip(&want).enumerate() {
                         assert!(
                             y == w,
@@ -109,7 +134,7 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<Measured>, Box<dyn std::error::
             let mut times: Vec<Vec<f64>> = vec![Vec::new(); VARIANTS.len()];
             for rep in 0..reps {
                 for k in order(VARIANTS.len(), rep) {
-                    times[k].push(time_ms(|| run_variant(&chain, k, &xs, &mut ys)));
+                    times[k].push(time_ms(|| run_variant(&chain, k, (&xs, &joined), &mut ys)));
                 }
             }
             for (k, t) in times.iter_mut().enumerate() {
