@@ -495,3 +495,44 @@ fn the_typed_batch_matches_single_runs() {
         "{err:?}"
     );
 }
+
+#[test]
+fn recorded_copies_split_at_the_plan_cache_s_capacity() {
+    let _serial = serial();
+    let gpu = gpu();
+    // Room for 2 plans: 5 instances run as 2 + 2 + 1, each chunk one
+    // submission.
+    let graph = Graph::with_cache_capacity(&gpu, Evens::SPEC, 2).expect("graph");
+    let xs: Vec<Vec<u32>> = (0..5u32)
+        .map(|k| (0..300u32).map(|i| lcg(i * 3 + k)).collect())
+        .collect();
+    let mut hits: Vec<Vec<u32>> = vec![Vec::new(); xs.len()];
+    let mut batch: Vec<Instance<'_>> = xs
+        .iter()
+        .zip(&mut hits)
+        .map(|(x, h)| {
+            Instance::new(
+                300,
+                vec![Feed::Host(bytemuck::cast_slice(x))],
+                vec![Sink::from(h)],
+            )
+        })
+        .collect();
+    let before = gpu.counters();
+    let report = graph
+        .run_batch(&mut batch, &DispatchConfig::default())
+        .expect("batch");
+    drop(batch);
+    assert_eq!(report.chunks, 3);
+    assert_eq!(
+        gpu.counters().since(&before).submissions,
+        u64::from(report.submissions)
+    );
+    for (k, (x, got)) in xs.iter().zip(&mut hits).enumerate() {
+        assert!(report.runs[k].is_ok(), "{:?}", report.runs[k]);
+        let mut want: Vec<u32> = x.iter().copied().filter(|v| v % 2 == 0).collect();
+        want.sort_unstable();
+        got.sort_unstable();
+        assert_same(got, &want, &format!("instance {k}"));
+    }
+}
