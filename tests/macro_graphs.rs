@@ -500,6 +500,7 @@ fn the_schedule_is_static_data_computed_at_compile_time() {
     tampered.schedule = Some(vyre_graph::spec::ScheduleSpec {
         levels: vec![0, 0, 0, 0].into(),
         slots: diamond.slots.clone(),
+        stackable: diamond.stackable,
     });
     let err = vyre_graph::Graph::new(&gpu, tampered).expect_err("a wrong schedule");
     assert!(

@@ -3,6 +3,7 @@
 //! ```sh
 //! cargo run --release --example graph_bench -- [--quick] [--json PATH]
 //! cargo run --release --example graph_bench -- --transfer [--quick] [--json PATH]
+//! cargo run --release --example graph_bench -- --batch [--quick] [--json PATH]
 //! ```
 //!
 //! `--transfer` measures moving data in and out instead (`transfer.rs`):
@@ -11,6 +12,10 @@
 //! 16,777,216 against the CPU filter. `--transfer --sweep` finds where the
 //! transfer paths cross over on the adapter (each `TransferOptions` path
 //! forced on and off, interleaved, 4 KiB to 64 MiB).
+//!
+//! `--batch` measures many small problems at once (`batch.rs`): chain64 at
+//! 1,024 and 65,536 elements as 1, 16 and 256 instances batched
+//! (`Graph::run_batch`), as sequential runs, and streamed at depth 2 and 3.
 //!
 //! For each workload, these variants run the same WGSL, interleaved in a
 //! shuffled order each repetition so that drift affects all alike, and the
@@ -58,9 +63,10 @@
 //!
 //! The files: `main.rs` (arguments and output), `measure.rs` (the shared
 //! measuring), one file per workload family (`chains.rs`, `radix_bench.rs`,
-//! `bfs_bench.rs`, `stride.rs`, `transfer.rs`), `hand.rs` (the hand-written wgpu
+//! `bfs_bench.rs`, `stride.rs`, `transfer.rs`, `batch.rs`), `hand.rs` (the hand-written wgpu
 //! baselines).
 
+mod batch;
 mod bfs_bench;
 mod chains;
 mod hand;
@@ -109,6 +115,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if std::env::var_os("GRAPH_BENCH_STRIDE").is_some() {
         return stride::run(&gpu, quick, json_path.as_deref());
+    }
+    if args.iter().any(|a| a == "--batch") {
+        let rows = batch::run(&gpu, quick)?;
+        batch::print(&rows);
+        if let Some(path) = json_path {
+            std::fs::write(&path, batch::json(&gpu, quick, &rows))?;
+            println!("wrote {path}");
+        }
+        return Ok(());
     }
     if args.iter().any(|a| a == "--transfer") && args.iter().any(|a| a == "--sweep") {
         return transfer::sweep(&gpu, quick);

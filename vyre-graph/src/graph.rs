@@ -480,7 +480,7 @@ impl Graph {
     /// encode into `encoder`. `submits` says whether the runtime submits
     /// `encoder` itself (then large inputs may go through the plan's
     /// staging buffers, mapped again after the submission).
-    fn start(
+    pub(crate) fn start(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         n: u64,

@@ -73,11 +73,12 @@
 //! 4. `run/`: one run of a plan: encode, submit, read back, status;
 //! 5. `graph.rs`: [`Graph`], whose `run` calls check, plan, bind, encode,
 //!    submit and read back in that order (`describe.rs` beside it renders
-//!    the schedule); `seed/`: [`GpuDispatchGraph`], on top.
+//!    the schedule, and `batch.rs` runs batches and streams of runs); `seed/`: [`GpuDispatchGraph`], on top.
 #![warn(missing_docs)]
 // The only `unsafe` is `device/transfer.rs`'s, audited there.
 #![deny(unsafe_code)]
 
+mod batch;
 mod describe;
 mod device;
 mod graph;
@@ -98,6 +99,7 @@ pub use device::pipeline::WgpuPipeline;
 pub use device::texture_handle::GpuTextureHandle;
 pub use graph::Graph;
 pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
+pub use run::batch::{BatchReport, Instance};
 pub use run::recorded::RecordedRun;
 pub use run::report::{LoopReport, RunPhases, RunReport};
 pub use seed::dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
@@ -118,7 +120,7 @@ pub mod __private {
     pub use crate::spec::*;
     pub use crate::{
         BackendError, Description, DispatchConfig, Feed, Gpu, GpuBufferHandle, GpuTextureHandle,
-        Graph, Headed, HeadedInput, Input, OwnedFeed, RecordedRun, RunReport, Sink,
+        Graph, Headed, HeadedInput, Input, Instance, OwnedFeed, RecordedRun, RunReport, Sink,
     };
     pub use bytemuck;
     pub use half;

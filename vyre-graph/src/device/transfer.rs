@@ -151,6 +151,24 @@ impl Copier<'_> {
         }
     }
 
+    /// Run `work` on each of `items`, which move `bytes` in all: spread
+    /// over the pool when a copy of that many bytes would be split (a
+    /// batch's inputs gathered into one run's, its outputs handed to each
+    /// instance), else one after another here.
+    pub(crate) fn each<T: Send>(
+        &self,
+        bytes: usize,
+        items: Vec<T>,
+        work: impl Fn(T) + Send + Sync,
+    ) {
+        let pieces = self.pieces(bytes);
+        if pieces == 1 || items.len() < 2 {
+            items.into_iter().for_each(work);
+            return;
+        }
+        self.split(pieces, || items.into_par_iter().for_each(work));
+    }
+
     /// Copy `src` into `dst` (the same length).
     pub(crate) fn read(&self, src: &[u8], dst: &mut [u8]) {
         let len = src.len().min(dst.len());

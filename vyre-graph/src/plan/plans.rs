@@ -20,6 +20,12 @@ pub(crate) struct Plans {
     /// Plain data behind a lock held only for lookups, inserts and
     /// removals.
     pub(crate) cache: Mutex<PlanCache<LaunchPlan>>,
+    /// More plans of sizes the cache already holds: runs of one size in
+    /// flight at once (a batch's recorded copies, a stream's depth) each
+    /// need a plan, and get them back from here in their steady state. At
+    /// most the cache's capacity of them; dropped with the cache when it
+    /// is cleared.
+    pub(crate) spares: Mutex<Vec<(u64, LaunchPlan)>>,
 }
 
 impl Plans {
@@ -27,6 +33,7 @@ impl Plans {
     pub(crate) fn new(capacity: usize) -> Self {
         Plans {
             cache: Mutex::new(PlanCache::new(capacity)),
+            spares: Mutex::new(Vec::new()),
         }
     }
 
@@ -37,9 +44,44 @@ impl Plans {
         self.cache.lock().unwrap_or_else(|poisoned| {
             let mut cache = poisoned.into_inner();
             drop(cache.clear());
+            drop(std::mem::take(&mut *self.spare_plans()));
             self.cache.clear_poison();
             cache
         })
+    }
+
+    /// The spare plans (see [`Plans::spares`]), recovering from a poisoned
+    /// lock by dropping them.
+    pub(crate) fn spare_plans(&self) -> MutexGuard<'_, Vec<(u64, LaunchPlan)>> {
+        self.spares.lock().unwrap_or_else(|poisoned| {
+            let mut spares = poisoned.into_inner();
+            spares.clear();
+            self.spares.clear_poison();
+            spares
+        })
+    }
+
+    /// A spare plan of size `n`, if one is kept whose buffers still have
+    /// the sizes `program` gives them (an append buffer that grew since
+    /// makes older plans of `n` too small: those are dropped).
+    fn take_spare(&self, program: &Program, n: u64) -> Option<LaunchPlan> {
+        let mut spares = self.spare_plans();
+        let mut stale = Vec::new();
+        let mut found = None;
+        while let Some(at) = spares.iter().position(|(size, _)| *size == n) {
+            let (_, plan) = spares.swap_remove(at);
+            let current = program.spec.buffers.iter().enumerate().all(|(b, spec)| {
+                spec.append.is_none() || plan.bytes.get(b) == Some(&program.buffer_bytes(b, n))
+            });
+            if current {
+                found = Some(plan);
+                break;
+            }
+            stale.push(plan);
+        }
+        drop(spares);
+        drop(stale);
+        found
     }
 
     /// Take the plan of `n` out of the cache, or make one (sized, checked,
@@ -57,7 +99,11 @@ impl Plans {
     ) -> Result<Checkout<'_>> {
         let cached = {
             let mut cache = self.lock();
-            cache.remove(n).map(|plan| (plan, cache.len()))
+            let plan = cache.remove(n);
+            let others = cache.len();
+            drop(cache);
+            plan.or_else(|| self.take_spare(program, n))
+                .map(|plan| (plan, others))
         };
         let (mut plan, cache_hit, cache_entries) = match cached {
             Some((plan, others)) => (plan, true, others + 1),
@@ -132,6 +178,30 @@ impl Plans {
     }
 }
 
+impl Plans {
+    /// Estimated peak device bytes of a plan of `n` (the cached one's, or
+    /// worked out without allocating): how a batch of recorded copies
+    /// keeps its live plans within the memory budget.
+    ///
+    /// # Errors
+    /// As [`Plans::check_problem_size`].
+    pub(crate) fn plan_bytes(
+        &self,
+        gpu: &Gpu,
+        program: &Program,
+        n: u64,
+        config: &DispatchConfig,
+    ) -> Result<u64> {
+        let cached = self.lock().peek(n).map(|plan| plan.plan);
+        match cached {
+            Some(plan) => Ok(plan.estimated_peak_device_bytes),
+            None => Ok(check(gpu, program, n, config)?
+                .1
+                .estimated_peak_device_bytes),
+        }
+    }
+}
+
 /// A new launch plan for `n`: sized and checked, then allocated, with its
 /// control resources.
 fn prepare(gpu: &Gpu, program: &Program, n: u64, config: &DispatchConfig) -> Result<LaunchPlan> {
@@ -162,6 +232,19 @@ impl Checkout<'_> {
     /// (and a plan another run cached for the same size meanwhile) are
     /// dropped here, freeing their buffers.
     pub(crate) fn succeeded(self) {
-        drop(self.plans.lock().insert(self.n, self.plan));
+        let (replaced, capacity) = {
+            let mut cache = self.plans.lock();
+            (cache.insert(self.n, self.plan), cache.capacity())
+        };
+        // A plan of the same size that another run put back meanwhile is
+        // kept as a spare, for the next time two runs of it are in flight.
+        for (size, plan) in replaced {
+            if size == self.n && capacity > 0 {
+                let mut spares = self.plans.spare_plans();
+                if spares.len() < capacity {
+                    spares.push((size, plan));
+                }
+            }
+        }
     }
 }

@@ -12,6 +12,9 @@
 //!   the recorded run's stamp check; `counted.rs`: append outputs read by
 //!   their count, in a second small submission after the status; `status.rs`: the status check after
 //!   the wait (append overflows, loop reports, indirect grids);
+//! - `batch.rs`: [`Instance`](crate::Instance) and
+//!   [`BatchReport`](crate::BatchReport), and a stacked batch's host side
+//!   (gathering inputs, scattering outputs);
 //! - `recorded.rs`: [`RecordedRun`](crate::RecordedRun), a run recorded
 //!   into the caller's encoder; `report.rs`:
 //!   [`RunReport`](crate::RunReport) and its parts.
@@ -21,6 +24,7 @@
 //! it). It never names `Graph`: `graph.rs`, above it, calls these steps in
 //! order. This `mod.rs` only declares.
 
+pub(crate) mod batch;
 pub(crate) mod control;
 pub(crate) mod counted;
 pub(crate) mod encode;

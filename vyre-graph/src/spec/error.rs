@@ -49,6 +49,19 @@ pub enum BackendError {
         /// What is wrong and how to fix it.
         reason: String,
     },
+    /// One instance of a batch ([`Graph::run_batch`](crate::Graph::run_batch),
+    /// [`Graph::run_many`](crate::Graph::run_many)) failed: `source` says
+    /// why. Checks of a batch name the first instance that fails them
+    /// before anything of the batch runs.
+    #[error(
+        "instance {index} of the batch: {source}; fix that instance (its problem size, feeds or sinks) and run the batch again"
+    )]
+    BatchInstance {
+        /// Its position in the batch, from 0.
+        index: usize,
+        /// What went wrong with it.
+        source: Box<BackendError>,
+    },
     /// A node's bindings do not match its kernel.
     #[error("node `{node}` does not match kernel `{kernel}`: {reason}")]
     BindingMismatch {

@@ -50,6 +50,15 @@ pub struct ScheduleSpec {
     pub levels: Cow<'static, [u32]>,
     /// Device slot of each buffer: buffers with the same slot share memory.
     pub slots: Cow<'static, [usize]>,
+    /// Whether independent instances of the graph may run stacked, as one
+    /// run over their concatenated buffers ([`crate::Graph::run_batch`]):
+    /// `graph!` sets it when every node is element-wise over `n` (each
+    /// invocation touches only its own element of every buffer and uses its
+    /// index for nothing else), every buffer holds exactly `n` elements and
+    /// nothing is appended, looped, textured or uniform. The runtime checks
+    /// it again (see [`crate::Graph::run_batch`]); `false` (the default)
+    /// runs a batch's instances as recorded copies.
+    pub stackable: bool,
 }
 
 /// Consecutive nodes that run as one dispatch of one fused kernel.

@@ -186,6 +186,7 @@ impl Output<'_> {
             slots: analysis.slots,
             fused: Vec::new(),
             loops,
+            stackable: Err("not decided yet"),
         })
     }
 }

@@ -8,6 +8,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 
 use super::args::arg_trait;
+use super::batch::{Batched, batch_methods};
 use super::docs::{derives_debug, distinct_kernels, element_doc, run_docs};
 use super::rust_types::{struct_tokens, type_tokens};
 use super::spec::spec;
@@ -34,6 +35,15 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
     let run = run_methods(a, &host);
     let resident = resident_methods(a, &host);
     let rest = async_and_queries(a, &host);
+    let batch = batch_methods(
+        a,
+        &Batched {
+            inputs: &host.inputs,
+            outputs: &host.outputs,
+            arg_traits: &host.arg_traits,
+            args: &host.args,
+        },
+    );
     quote! {
         #(#structs)*
 
@@ -61,6 +71,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             #run
             #resident
             #rest
+            #batch
         }
     }
 }

@@ -16,6 +16,7 @@
 
 mod api;
 mod args;
+mod batch;
 mod docs;
 pub mod rust_types;
 mod spec;

@@ -67,6 +67,7 @@ pub fn spec(a: &GraphAnalysis) -> TokenStream {
     });
     let levels = a.levels.iter().map(|l| Literal::u32_suffixed(*l));
     let slots = a.slots.iter().map(|s| Literal::usize_suffixed(*s));
+    let stackable = a.stackable.is_ok();
     quote! {
         #p::GraphSpec {
             name: #name,
@@ -77,6 +78,7 @@ pub fn spec(a: &GraphAnalysis) -> TokenStream {
             schedule: ::core::option::Option::Some(#p::ScheduleSpec {
                 levels: #p::Cow::Borrowed(&[#(#levels),*]),
                 slots: #p::Cow::Borrowed(&[#(#slots),*]),
+                stackable: #stackable,
             }),
             fused: #p::Cow::Borrowed(&[#(#fused),*]),
             loops: #p::Cow::Borrowed(&[#(#loops),*]),

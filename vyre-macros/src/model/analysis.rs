@@ -105,6 +105,9 @@ pub struct GraphAnalysis {
     pub features: Vec<Feature>,
     /// Loops that stop themselves (`repeat up to K .. until ..`).
     pub loops: Vec<LoopOut>,
+    /// Whether instances may run stacked, or why not (decided by
+    /// `transform/stack.rs`; emitted as `ScheduleSpec::stackable`).
+    pub stackable: Result<(), &'static str>,
 }
 
 /// A fused group, as the spec needs it.

@@ -10,6 +10,7 @@ mod grammar;
 mod kernels;
 mod reach;
 mod robust;
+mod stack;
 mod textures;
 mod threads;
 mod typed;

@@ -6,7 +6,9 @@
 //!   so that it sees linear positions when its grid is folded into y and z
 //!   past 65,535 workgroups;
 //! * fusion (`fuse/`): runs of consecutive element-wise nodes become one
-//!   dispatch of one composed kernel.
+//!   dispatch of one composed kernel;
+//! * stacking (`stack.rs`): whether independent instances may run as one
+//!   run over their buffers laid one after another (emitted as data).
 //!
 //! Neither ever causes a compile error: a kernel or group it cannot
 //! rewrite (or whose rewrite naga does not validate) stays as it was.
@@ -19,6 +21,7 @@
 pub mod fold;
 pub mod fuse;
 mod run;
+pub mod stack;
 pub mod wgsl;
 
 pub use run::transform;

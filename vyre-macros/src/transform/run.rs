@@ -4,10 +4,12 @@ use naga::valid::Capabilities;
 
 use super::fold::{fold, module_facts};
 use super::fuse::{fuse, kernel_facts};
+use super::stack::stackable;
 use crate::model::{GraphAnalysis, KernelInterface};
 use crate::timings::Timer;
 
-/// Folds, then (unless `fuse off;`) fuses `analysis`. `interfaces[k]` is
+/// Folds, then (unless `fuse off;`) fuses `analysis`, and says whether
+/// its instances may run stacked (`stack.rs`). `interfaces[k]` is
 /// declared kernel `k`'s (every one reflected, or there would be no
 /// analysis); `caps` are the naga capabilities rewritten kernels are
 /// validated with, as the user's were.
@@ -26,16 +28,23 @@ pub fn transform(
     // nodes to wrapped copies.
     let node_kernels: Vec<usize> = analysis.nodes.iter().map(|n| n.kernel).collect();
     fold(analysis, &fold_facts, caps);
+    // The element-wise facts of the declared kernels: fusion and stacking
+    // both ask them.
+    let facts: Vec<_> = interfaces
+        .iter()
+        .map(|k| {
+            k.as_ref()
+                .map(|k| kernel_facts(&k.module, &k.source, &k.entry_point))
+        })
+        .collect();
     if fuse_on {
-        let fuse_facts: Vec<_> = interfaces
-            .iter()
-            .map(|k| {
-                k.as_ref()
-                    .map(|k| kernel_facts(&k.module, &k.source, &k.entry_point))
-            })
-            .collect();
         let started = timer.lap();
-        fuse(analysis, &fuse_facts, &node_kernels, caps);
+        fuse(analysis, &facts, &node_kernels, caps);
         timer.report_stage(&analysis.header.name.to_string(), "fuse", started);
     }
+    let modules: Vec<_> = interfaces
+        .iter()
+        .map(|k| k.as_ref().map(|k| &k.module))
+        .collect();
+    analysis.stackable = stackable(analysis, &facts, &modules, &node_kernels);
 }

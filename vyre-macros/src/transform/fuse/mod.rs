@@ -54,7 +54,7 @@ mod members;
 mod registers;
 mod stride;
 
-pub use eligibility::kernel_facts;
+pub use eligibility::{KernelFacts, kernel_facts};
 pub use group::fuse;
 #[cfg(test)]
 pub use group::with_verdicts;

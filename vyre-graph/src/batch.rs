@@ -1,0 +1,408 @@
+//! Many runs of one graph at once: [`Graph::run_batch`] (independent
+//! instances in as few submissions as the device allows) and
+//! [`Graph::run_many`] (a stream of runs with several in flight).
+//!
+//! Beside `graph.rs`, on the same level: it uses `Graph`'s run steps and
+//! the run layer's batch helpers (`run/batch.rs`); `graph.rs` does not
+//! import it. See `docs/batches.md`.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use crate::device::io::Sink;
+use crate::device::map::{Wait, block_on};
+use crate::graph::Graph;
+use crate::run::batch::{
+    BatchReport, Gathered, Instance, of_instance, scatter, shared_error, stackable,
+};
+use crate::run::encode::encoder;
+use crate::run::report::RunReport;
+use crate::spec::config::DispatchConfig;
+use crate::spec::error::{BackendError, Result};
+
+/// Each instance's result so far (`None`: not run yet).
+type Results = Vec<Option<Result<RunReport>>>;
+
+/// A run in flight of a stream.
+type InFlight<'a> = Pin<Box<dyn Future<Output = Result<RunReport>> + 'a>>;
+
+impl Graph {
+    /// Run independent `instances` of the graph's problem, each with its own
+    /// size, feeds and sinks, in as few submissions as the device allows,
+    /// and report each instance's result in order.
+    ///
+    /// Every instance is checked (size, feeds, sinks, limits) before
+    /// anything runs. Then:
+    /// - when the graph is *stackable* (`graph!` found every node
+    ///   element-wise over `n` with every buffer exactly `n` elements; see
+    ///   [`ScheduleSpec::stackable`](crate::spec::ScheduleSpec::stackable)),
+    ///   the host-fed instances of one size `n` run as **one run** of size
+    ///   `B × n` through the plan cache: their inputs gathered one after
+    ///   another, the outputs of the one read-back scattered to each
+    ///   instance's sinks;
+    /// - every other instance (a graph that is not stackable, or an
+    ///   instance with resident feeds or sinks) runs as a recorded copy
+    ///   with its own launch plan, all of them recorded into one encoder
+    ///   and submitted once, read back after one wait.
+    ///
+    /// A batch the device cannot hold at once (binding sizes, grids, the
+    /// memory budget of `config`, `max_output_bytes`, the plan cache's
+    /// capacity for recorded copies) is split into the largest chunks that
+    /// fit, each its own submission: never a device error.
+    /// [`BatchReport::chunks`] says how many.
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vyre_graph::Graph, xs: &[Vec<u32>]) -> vyre_graph::Result<()> {
+    /// use vyre_graph::{DispatchConfig, Feed, Instance, Sink};
+    /// let mut ys: Vec<Vec<u32>> = vec![Vec::new(); xs.len()];
+    /// let mut instances: Vec<Instance> = xs
+    ///     .iter()
+    ///     .zip(&mut ys)
+    ///     .map(|(x, y)| Instance::new(x.len() as u64, vec![Feed::Host(bytemuck::cast_slice(x))], vec![Sink::from(y)]))
+    ///     .collect();
+    /// let report = graph.run_batch(&mut instances, &DispatchConfig::default())?;
+    /// for run in report.runs {
+    ///     run?;
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// [`BackendError::BatchInstance`] naming the first instance that fails
+    /// its checks (any error of [`Graph::run`]'s checks, a problem size of
+    /// 0 included), before anything runs. Errors after submission are the
+    /// failing instances' own, in [`BatchReport::runs`].
+    pub fn run_batch(
+        &self,
+        instances: &mut [Instance<'_>],
+        config: &DispatchConfig,
+    ) -> Result<BatchReport> {
+        self.check_batch(instances, config)?;
+        let mut report = BatchReport {
+            runs: Vec::new(),
+            submissions: 0,
+            chunks: 0,
+            stacked: 0,
+        };
+        let mut results: Results = instances.iter().map(|_| None).collect();
+        if stackable(&self.program) {
+            let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+            for (index, instance) in instances.iter().enumerate() {
+                if instance.host_only() {
+                    groups.entry(instance.n).or_default().push(index);
+                }
+            }
+            for (n, indices) in groups {
+                let mut rest = &indices[..];
+                while !rest.is_empty() {
+                    let (chunk, tail) = rest.split_at(self.stack_fits(n, rest.len(), config));
+                    self.run_stacked(n, chunk, instances, config, (&mut results, &mut report));
+                    rest = tail;
+                }
+            }
+        }
+        let mut rest: Vec<usize> = (0..instances.len())
+            .filter(|&i| results[i].is_none())
+            .collect();
+        while !rest.is_empty() {
+            let count = self.copies_fit(&rest, instances, config);
+            let tail = rest.split_off(count);
+            self.run_copies(&rest, instances, config, (&mut results, &mut report));
+            rest = tail;
+        }
+        report.runs = results
+            .into_iter()
+            .enumerate()
+            .map(|(index, r)| {
+                r.unwrap_or_else(|| {
+                    Err(of_instance(
+                        index,
+                        BackendError::DispatchFailed {
+                            reason: "the instance was not run (a bug in vyre: please report it)"
+                                .into(),
+                        },
+                    ))
+                })
+            })
+            .collect();
+        Ok(report)
+    }
+
+    /// [`Graph::infer_problem_size`] for instance `index` of a batch: its
+    /// error names the instance. The typed `run_batch` of `graph!` finds
+    /// each instance's size with it.
+    ///
+    /// # Errors
+    /// [`BackendError::BatchInstance`] around the error of
+    /// [`Graph::infer_problem_size`].
+    pub fn instance_size(&self, index: usize, feeds: &[crate::Feed<'_>]) -> Result<u64> {
+        self.infer_problem_size(feeds)
+            .map_err(|e| of_instance(index, e))
+    }
+
+    /// Every instance's checks, before anything of the batch runs.
+    fn check_batch(&self, instances: &[Instance<'_>], config: &DispatchConfig) -> Result<()> {
+        for (index, instance) in instances.iter().enumerate() {
+            let checked = self
+                .program
+                .check_run(
+                    &self.gpu,
+                    instance.n,
+                    &instance.feeds,
+                    &instance.sinks,
+                    config,
+                )
+                .and_then(|_| self.check_problem_size(instance.n, config));
+            checked.map_err(|e| of_instance(index, e))?;
+        }
+        Ok(())
+    }
+
+    /// The most of `count` instances of size `n` that one stacked run can
+    /// hold: every size, grid, budget and read-back limit checked for the
+    /// stacked size, allocating nothing (at least 1: each instance passed
+    /// them alone).
+    fn stack_fits(&self, n: u64, count: usize, config: &DispatchConfig) -> usize {
+        let fits = |b: usize| {
+            (b as u64)
+                .checked_mul(n)
+                .is_some_and(|total| self.check_problem_size(total, config).is_ok())
+        };
+        if fits(count) {
+            return count;
+        }
+        let (mut good, mut bad) = (1usize, count);
+        while bad - good > 1 {
+            let mid = good + (bad - good) / 2;
+            if fits(mid) {
+                good = mid;
+            } else {
+                bad = mid;
+            }
+        }
+        good
+    }
+
+    /// One stacked run of the instances `chunk` (all of size `n`): their
+    /// host inputs gathered, one run of `B × n`, its outputs scattered.
+    fn run_stacked(
+        &self,
+        n: u64,
+        chunk: &[usize],
+        instances: &mut [Instance<'_>],
+        config: &DispatchConfig,
+        (results, report): (&mut Results, &mut BatchReport),
+    ) {
+        let mut picked = pick(instances, chunk);
+        let gathered = Gathered::new(&self.gpu, &picked.iter().map(|i| &**i).collect::<Vec<_>>());
+        let feeds = gathered.feeds();
+        let outputs = self.program.host_outputs.len();
+        let mut stacked: Vec<Vec<u8>> = vec![Vec::new(); outputs];
+        // An output every instance skips is skipped by the stacked run too.
+        let skipped: Vec<bool> = (0..outputs)
+            .map(|k| picked.iter().all(|i| matches!(i.sinks[k], Sink::Skip)))
+            .collect();
+        let mut sinks: Vec<Sink<'_>> = stacked
+            .iter_mut()
+            .zip(&skipped)
+            .map(|(v, &skip)| if skip { Sink::Skip } else { Sink::from(v) })
+            .collect();
+        let total = n * chunk.len() as u64;
+        let ran = self.run(total, &feeds, &mut sinks, config);
+        drop(sinks);
+        report.chunks += 1;
+        let ran = ran.and_then(|run| {
+            scatter(&self.gpu, &self.program, &stacked, &mut picked, chunk).map(|()| run)
+        });
+        match ran {
+            Ok(run) => {
+                report.submissions += run.submissions;
+                report.stacked += chunk.len();
+                for &index in chunk {
+                    results[index] = Some(Ok(run.clone()));
+                }
+            }
+            Err(error) => {
+                report.submissions += 1;
+                for (&index, result) in chunk.iter().zip(shared_error(chunk, error)) {
+                    results[index] = Some(result);
+                }
+            }
+        }
+    }
+
+    /// How many of the instances `rest` (in order) one submission of
+    /// recorded copies holds: at most the plan cache's capacity (so a
+    /// steady batch reuses its plans) and, with a memory budget, plans
+    /// whose estimated bytes sum to at most the budget (at least one).
+    fn copies_fit(
+        &self,
+        rest: &[usize],
+        instances: &[Instance<'_>],
+        config: &DispatchConfig,
+    ) -> usize {
+        let most = self.plans.lock().capacity().max(1).min(rest.len());
+        let budget = config.device_memory_budget_bytes;
+        if budget == 0 {
+            return most;
+        }
+        let mut used = 0u64;
+        for (count, &index) in rest.iter().take(most).enumerate() {
+            let n = instances[index].n;
+            let bytes = self
+                .plans
+                .plan_bytes(&self.gpu, &self.program, n, config)
+                .unwrap_or(u64::MAX);
+            used = used.saturating_add(bytes);
+            if used > budget && count > 0 {
+                return count;
+            }
+        }
+        most
+    }
+
+    /// The instances `chunk` as recorded copies: each with its own plan,
+    /// all recorded into one encoder, one submission, one wait.
+    fn run_copies(
+        &self,
+        chunk: &[usize],
+        instances: &mut [Instance<'_>],
+        config: &DispatchConfig,
+        (results, report): (&mut Results, &mut BatchReport),
+    ) {
+        let scope = self.gpu.catch_errors();
+        let mut encoder = encoder(&self.gpu, &self.program, config);
+        let mut started = Vec::with_capacity(chunk.len());
+        for &index in chunk {
+            let instance = &instances[index];
+            let io = (&instance.feeds[..], &instance.sinks[..]);
+            match self.start(&mut encoder, instance.n, io, config, false) {
+                Ok(run) => started.push((index, run)),
+                Err(e) => results[index] = Some(Err(of_instance(index, e))),
+            }
+        }
+        if started.is_empty() {
+            drop(block_on(scope.pop()));
+            return;
+        }
+        let submission = self.gpu.submit(encoder.finish());
+        report.chunks += 1;
+        report.submissions += 1;
+        if let Some(error) = block_on(scope.pop()) {
+            let indices: Vec<usize> = started.iter().map(|(i, _)| *i).collect();
+            drop(started);
+            let error = BackendError::DispatchFailed {
+                reason: error.to_string(),
+            };
+            for (&index, result) in indices.iter().zip(shared_error(&indices, error)) {
+                results[index] = Some(result);
+            }
+            return;
+        }
+        for (index, mut run) in started {
+            run.report.submissions = 1;
+            let wait = Wait::Block {
+                submission: Some(submission.clone()),
+                timeout: config.timeout,
+            };
+            let sinks = &mut instances[index].sinks;
+            let read = block_on(run.read_back(sinks, config.profile, wait));
+            if let Ok(run) = &read {
+                report.submissions += run.submissions.saturating_sub(1);
+            }
+            results[index] = Some(read.map_err(|e| of_instance(index, e)));
+        }
+    }
+
+    /// Run `instances` one after another as a stream, keeping up to `depth`
+    /// of them in flight (at least 1): run `k + 1` is checked, uploaded and
+    /// submitted before run `k` is waited for, so uploads, kernels and
+    /// read-backs of consecutive runs overlap. Results come in order, one
+    /// per instance; an error is that run's own (naming the instance), and
+    /// the stream goes on with the next. Runs of one size in flight at once
+    /// each have a launch plan, kept between streams (`depth` plans per
+    /// size in the steady state).
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vyre_graph::Graph, mut instances: Vec<vyre_graph::Instance<'_>>) {
+    /// use vyre_graph::DispatchConfig;
+    /// for (k, result) in graph.run_many(&mut instances, 3, &DispatchConfig::default()).into_iter().enumerate() {
+    ///     if let Err(e) = result {
+    ///         eprintln!("run {k}: {e}");
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    ///
+    /// [`DispatchConfig::timeout`] does not apply (the runs wait through
+    /// futures, as [`Graph::run_async`]'s do), except at depth 1 or for a
+    /// single run: those are blocking runs, one after another.
+    #[must_use = "each run's result says whether it succeeded"]
+    pub fn run_many(
+        &self,
+        instances: &mut [Instance<'_>],
+        depth: usize,
+        config: &DispatchConfig,
+    ) -> Vec<Result<RunReport>> {
+        let depth = depth.max(1);
+        if depth == 1 || instances.len() == 1 {
+            // Nothing to overlap: blocking runs, with no device poller.
+            return instances
+                .iter_mut()
+                .enumerate()
+                .map(|(index, i)| {
+                    self.run(i.n, &i.feeds, &mut i.sinks, config)
+                        .map_err(|e| of_instance(index, e))
+                })
+                .collect();
+        }
+        let mut results: Results = instances.iter().map(|_| None).collect();
+        let mut in_flight: VecDeque<(usize, InFlight<'_>)> = VecDeque::with_capacity(depth);
+        for (index, instance) in instances.iter_mut().enumerate() {
+            let Instance { n, feeds, sinks } = instance;
+            let mut run: InFlight<'_> = Box::pin(self.run_async(*n, feeds, sinks, config));
+            // The first poll checks, plans, records and submits.
+            match run.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+                Poll::Ready(result) => results[index] = Some(result),
+                Poll::Pending => in_flight.push_back((index, run)),
+            }
+            while in_flight.len() >= depth {
+                if let Some((k, run)) = in_flight.pop_front() {
+                    results[k] = Some(block_on(run));
+                }
+            }
+        }
+        for (k, run) in in_flight {
+            results[k] = Some(block_on(run));
+        }
+        results
+            .into_iter()
+            .enumerate()
+            .map(|(index, r)| {
+                r.unwrap_or_else(|| {
+                    Err(BackendError::DispatchFailed {
+                        reason: "the run was not started (a bug in vyre: please report it)".into(),
+                    })
+                })
+                .map_err(|e| of_instance(index, e))
+            })
+            .collect()
+    }
+}
+
+/// The instances at `indices` (ascending), borrowed mutably together.
+fn pick<'i, 'a>(instances: &'i mut [Instance<'a>], indices: &[usize]) -> Vec<&'i mut Instance<'a>> {
+    let mut wanted = indices.iter().peekable();
+    instances
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(i, instance)| {
+            (wanted.peek() == Some(&&i)).then(|| {
+                wanted.next();
+                instance
+            })
+        })
+        .collect()
+}

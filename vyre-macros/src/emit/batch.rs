@@ -1,0 +1,134 @@
+//! `run_batch` and `run_many` of the typed API: each instance's arguments
+//! turned into an untyped `Instance` (feeds, and sinks into a fresh
+//! outputs struct), then one call into the runtime's `Graph::run_batch` or
+//! `Graph::run_many`, which do the work.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::Ident;
+
+use super::tokens::private;
+use crate::model::{BufferOut, GraphAnalysis, ProblemSize};
+
+/// What the batch methods need of the typed API's host side.
+pub struct Batched<'a> {
+    /// Host inputs, in declaration order.
+    pub inputs: &'a [(usize, &'a BufferOut)],
+    /// Host outputs, in declaration order.
+    pub outputs: &'a [(usize, &'a BufferOut)],
+    /// One argument trait per input.
+    pub arg_traits: &'a [Ident],
+    /// Each input's parameter name.
+    pub args: &'a [&'a Ident],
+}
+
+/// `run_batch` and `run_many`, or nothing for a graph whose instances
+/// cannot be spelled as a slice of plain arguments (a headed input, whose
+/// header and elements are joined into owned bytes, or no argument at
+/// all).
+pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
+    let p = private();
+    let param_n = a.problem_size == ProblemSize::Param;
+    if host.inputs.iter().any(|(_, b)| b.header.is_some()) || (host.inputs.is_empty() && !param_n) {
+        return quote!();
+    }
+    let outputs_name = format_ident!("{}Outputs", a.header.name);
+    let generics: Vec<Ident> = (0..host.inputs.len())
+        .map(|i| format_ident!("A{}", i))
+        .collect();
+    let bounds = generics
+        .iter()
+        .zip(host.arg_traits)
+        .map(|(g, t)| quote!(#g: #t<'a> + ::core::marker::Copy))
+        .collect::<Vec<_>>();
+    let n_ty = param_n.then(|| quote!(u64,));
+    let n_pat = param_n.then(|| quote!(n,));
+    let args = host.args;
+    let (item, pattern) = match (param_n, host.inputs.len()) {
+        (false, 1) => (quote!(#(#generics)*), quote!(#(#args)*)),
+        _ => (quote!((#n_ty #(#generics),*)), quote!((#n_pat #(#args),*))),
+    };
+    let feeds = host
+        .args
+        .iter()
+        .zip(host.arg_traits)
+        .map(|(x, t)| quote!(#t::__vyre_input(#x).feed()))
+        .collect::<Vec<_>>();
+    // Each instance's size: its own `n`, inferred from its inputs, or 1
+    // when nothing depends on it.
+    let size = match a.problem_size {
+        ProblemSize::Param => {
+            quote!({ let _ = __vyre_index; ::core::result::Result::<u64, #p::BackendError>::Ok(n) })
+        }
+        ProblemSize::Infer => quote!(self.graph.instance_size(__vyre_index, &__vyre_feeds)),
+        ProblemSize::Unused => {
+            quote!({ let _ = __vyre_index; ::core::result::Result::<u64, #p::BackendError>::Ok(1) })
+        }
+    };
+    let sinks = host
+        .outputs
+        .iter()
+        .map(|(_, b)| {
+            let ident = &b.name;
+            quote!(#p::Sink::from(&mut __vyre_out.#ident))
+        })
+        .collect::<Vec<_>>();
+    let build = quote! {
+        let mut __vyre_outputs: ::std::vec::Vec<#outputs_name> = instances
+            .iter()
+            .map(|_| <#outputs_name as ::core::default::Default>::default())
+            .collect();
+        let mut __vyre_batch = ::std::vec::Vec::with_capacity(instances.len());
+        for (__vyre_index, (#pattern, __vyre_out)) in instances.iter().copied().zip(__vyre_outputs.iter_mut()).enumerate() {
+            let __vyre_feeds = ::std::vec![#(#feeds),*];
+            let n: u64 = #size?;
+            __vyre_batch.push(#p::Instance::new(n, __vyre_feeds, ::std::vec![#(#sinks),*]));
+        }
+    };
+    quote! {
+    /// Runs independent instances of this graph's problem, each with its own arguments (a tuple per instance when the graph takes several), in as few submissions as the device allows, and returns each instance's outputs in order (see [`vyre_graph::Graph::run_batch`]: element-wise graphs run all instances of one size as one stacked run).
+    ///
+    /// # Errors
+    ///
+    /// The first failing instance's error, naming it (`BackendError::BatchInstance`); nothing runs when an instance fails its checks.
+    pub fn run_batch<'a, #(#bounds),*>(&self, config: &#p::DispatchConfig, instances: &[#item]) -> ::core::result::Result<::std::vec::Vec<#outputs_name>, #p::BackendError> {
+        #build
+        let __vyre_report = self.graph.run_batch(&mut __vyre_batch, config)?;
+        ::core::mem::drop(__vyre_batch);
+        for __vyre_run in __vyre_report.runs {
+            __vyre_run?;
+        }
+        ::core::result::Result::Ok(__vyre_outputs)
+    }
+
+    /// Runs the instances one after another as a stream with up to `depth` runs in flight (see [`vyre_graph::Graph::run_many`]), returning each run's outputs or error in order: an error is that run's own and the stream goes on.
+    pub fn run_many<'a, #(#bounds),*>(&self, config: &#p::DispatchConfig, depth: usize, instances: &[#item]) -> ::std::vec::Vec<::core::result::Result<#outputs_name, #p::BackendError>> {
+        let mut __vyre_outputs: ::std::vec::Vec<#outputs_name> = instances
+            .iter()
+            .map(|_| <#outputs_name as ::core::default::Default>::default())
+            .collect();
+        let mut __vyre_batch = ::std::vec::Vec::with_capacity(instances.len());
+        // An instance whose size cannot be found runs as size 0 (refused by
+        // the runtime) and reports why instead.
+        let mut __vyre_sizes = ::std::vec::Vec::with_capacity(instances.len());
+        for (__vyre_index, (#pattern, __vyre_out)) in instances.iter().copied().zip(__vyre_outputs.iter_mut()).enumerate() {
+            let __vyre_feeds = ::std::vec![#(#feeds),*];
+            let __vyre_size: ::core::result::Result<u64, #p::BackendError> = #size;
+            let n = *__vyre_size.as_ref().unwrap_or(&0);
+            __vyre_sizes.push(__vyre_size.err());
+            __vyre_batch.push(#p::Instance::new(n, __vyre_feeds, ::std::vec![#(#sinks),*]));
+        }
+        let __vyre_ran = self.graph.run_many(&mut __vyre_batch, depth, config);
+        ::core::mem::drop(__vyre_batch);
+        __vyre_ran
+            .into_iter()
+            .zip(__vyre_sizes)
+            .zip(__vyre_outputs)
+            .map(|((ran, size), out)| match size {
+                ::core::option::Option::Some(e) => ::core::result::Result::Err(e),
+                ::core::option::Option::None => ran.map(|_| out),
+            })
+            .collect()
+    }
+    }
+}

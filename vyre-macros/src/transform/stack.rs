@@ -1,0 +1,207 @@
+//! Whether independent instances of a graph may run *stacked*: `B`
+//! instances of size `n` as one run of size `B × n` over their buffers
+//! laid one after another (the runtime's `Graph::run_batch`). Emitted as
+//! data (`ScheduleSpec::stackable`); never an error.
+//!
+//! A graph is stackable when invocation `j` of instance `i`, run as
+//! invocation `i × n + j` of the stacked run, does exactly what it did
+//! alone:
+//!
+//! * every node runs `over n`, its kernel element-wise (the facts of
+//!   `fuse/eligibility.rs`: only `global_invocation_id`, no barriers,
+//!   atomics, workgroup memory, textures, `@id` overrides) and every
+//!   storage global it binds accessed only at the invocation's own index;
+//! * the invocation's index is used for nothing else than indexing those
+//!   globals and comparing with `arrayLength` of one (the bounds check:
+//!   `i × n + j < B × n` exactly when `j < n`): a kernel that computes with
+//!   its index would see another number stacked;
+//! * every buffer holds exactly `n` elements with no header, and none is
+//!   an append buffer, a texture or a uniform (one value per instance);
+//! * the graph has no self-stopping loop.
+//!
+//! Override values are constants of the graph (evaluated at compile time,
+//! never from `n`), so they cannot tell instances apart. Fused groups are
+//! made of such nodes, so the facts of the declared kernels decide.
+
+use naga::{Expression, Handle, Module, ShaderStage, Statement};
+use vyre_analysis::BufferClass;
+use vyre_analysis::spec::{DispatchSize, Extent};
+
+use super::fuse::KernelFacts;
+use crate::model::GraphAnalysis;
+
+/// Why `analysis` is not stackable, or `Ok` when it is. `facts[k]` and
+/// `modules[k]` belong to declared kernel `k`; `node_kernels[i]` is node
+/// `i`'s declared kernel.
+pub fn stackable(
+    analysis: &GraphAnalysis,
+    facts: &[Option<KernelFacts>],
+    modules: &[Option<&Module>],
+    node_kernels: &[usize],
+) -> Result<(), &'static str> {
+    if !analysis.loops.is_empty() {
+        return Err("a loop that stops itself");
+    }
+    for b in &analysis.buffers {
+        if b.append.is_some() {
+            return Err("an append buffer");
+        }
+        if b.texture.is_some() {
+            return Err("a texture");
+        }
+        if b.class == BufferClass::Uniform {
+            return Err("a uniform buffer");
+        }
+        if b.len != Extent::N || b.header_bytes != 0 {
+            return Err("a buffer whose size is not exactly n elements");
+        }
+    }
+    for (i, node) in analysis.nodes.iter().enumerate() {
+        if node.size != DispatchSize::Invocations(Extent::N) {
+            return Err("a node not over n");
+        }
+        let kernel = *node_kernels.get(i).ok_or("a node without a kernel")?;
+        let facts = facts
+            .get(kernel)
+            .and_then(Option::as_ref)
+            .ok_or("a kernel without facts")?;
+        let elementwise = facts
+            .elementwise
+            .as_ref()
+            .map_err(|_| "a kernel that is not element-wise")?;
+        if !elementwise.storage.values().all(|s| s.own_index) {
+            return Err("a kernel that reads or writes at another index than its own");
+        }
+        let module = modules
+            .get(kernel)
+            .copied()
+            .flatten()
+            .ok_or("a kernel without a module")?;
+        if !index_only_indexes(module, &facts.entry) {
+            return Err("a kernel that computes with its invocation index");
+        }
+    }
+    Ok(())
+}
+
+/// Whether entry point `entry` uses `global_invocation_id` (its only
+/// argument) only as `.x`, and `.x` only to index a global or to compare
+/// with `arrayLength` of a global. Any expression or statement this does
+/// not know makes it say no.
+fn index_only_indexes(module: &Module, entry: &str) -> bool {
+    let Some(ep) = module
+        .entry_points
+        .iter()
+        .find(|ep| ep.name == entry && ep.stage == ShaderStage::Compute)
+    else {
+        return false;
+    };
+    let f = &ep.function;
+    let expr = |h: Handle<Expression>| f.expressions.try_get(h).ok();
+    let is_arg = |h| matches!(expr(h), Some(Expression::FunctionArgument(0)));
+    let is_x =
+        |h| matches!(expr(h), Some(Expression::AccessIndex { base, index: 0 }) if is_arg(*base));
+    let is_global = |h| matches!(expr(h), Some(Expression::GlobalVariable(_)));
+    let is_length = |h| matches!(expr(h), Some(Expression::ArrayLength(g)) if is_global(*g));
+    let index = |h| is_x(h) || is_arg(h);
+    for (_, e) in f.expressions.iter() {
+        let ok = match *e {
+            Expression::AccessIndex { base, .. } => !is_arg(base) || is_x_of(e),
+            Expression::Access { base, index: i } => {
+                !index(base) && (!index(i) || (is_x(i) && is_global(base)))
+            }
+            Expression::Binary { op, left, right } => {
+                let compare = matches!(
+                    op,
+                    naga::BinaryOperator::Less
+                        | naga::BinaryOperator::LessEqual
+                        | naga::BinaryOperator::Greater
+                        | naga::BinaryOperator::GreaterEqual
+                        | naga::BinaryOperator::Equal
+                        | naga::BinaryOperator::NotEqual
+                );
+                match (index(left), index(right)) {
+                    (false, false) => true,
+                    (true, false) => compare && is_x(left) && is_length(right),
+                    (false, true) => compare && is_x(right) && is_length(left),
+                    (true, true) => false,
+                }
+            }
+            Expression::Literal(_)
+            | Expression::Constant(_)
+            | Expression::Override(_)
+            | Expression::ZeroValue(_)
+            | Expression::FunctionArgument(_)
+            | Expression::GlobalVariable(_)
+            | Expression::LocalVariable(_)
+            | Expression::CallResult(_) => true,
+            Expression::Splat { value: a, .. }
+            | Expression::Swizzle { vector: a, .. }
+            | Expression::Load { pointer: a }
+            | Expression::Unary { expr: a, .. }
+            | Expression::Relational { argument: a, .. }
+            | Expression::As { expr: a, .. }
+            | Expression::ArrayLength(a) => !index(a),
+            Expression::Compose { ref components, .. } => !components.iter().any(|&c| index(c)),
+            Expression::Select {
+                condition,
+                accept,
+                reject,
+            } => ![condition, accept, reject].iter().any(|&c| index(c)),
+            Expression::Math {
+                arg,
+                arg1,
+                arg2,
+                arg3,
+                ..
+            } => !std::iter::once(arg)
+                .chain(arg1)
+                .chain(arg2)
+                .chain(arg3)
+                .any(index),
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    statements_keep_index(&f.body, &index)
+}
+
+/// `.x` of the argument: the one component of it that may be used.
+fn is_x_of(e: &Expression) -> bool {
+    matches!(e, Expression::AccessIndex { index: 0, .. })
+}
+
+/// No statement uses the index (or the argument) as a value.
+fn statements_keep_index(block: &naga::Block, index: &dyn Fn(Handle<Expression>) -> bool) -> bool {
+    block.iter().all(|s| match s {
+        Statement::Emit(_) | Statement::Break | Statement::Continue => true,
+        Statement::Return { value } => value.is_none_or(|v| !index(v)),
+        Statement::Store { pointer, value } => !index(*pointer) && !index(*value),
+        Statement::Call { arguments, .. } => !arguments.iter().any(|&a| index(a)),
+        Statement::Block(b) => statements_keep_index(b, index),
+        Statement::If {
+            condition,
+            accept,
+            reject,
+        } => {
+            !index(*condition)
+                && statements_keep_index(accept, index)
+                && statements_keep_index(reject, index)
+        }
+        Statement::Switch { selector, cases } => {
+            !index(*selector) && cases.iter().all(|c| statements_keep_index(&c.body, index))
+        }
+        Statement::Loop {
+            body,
+            continuing,
+            break_if,
+        } => {
+            break_if.is_none_or(|b| !index(b))
+                && statements_keep_index(body, index)
+                && statements_keep_index(continuing, index)
+        }
+        _ => false,
+    })
+}
