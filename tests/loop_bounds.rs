@@ -186,7 +186,10 @@ fn countdown(graph: &Countdown, v: &[u32], config: &DispatchConfig, what: &str) 
     assert_same(&out.v, &want, what);
     let l = loop_of(&report, 0);
     assert_eq!((l.iterations, l.stopped), (iterations, stopped), "{what}");
-    assert!(l.recorded >= l.iterations && l.recorded <= 64, "{what}: {l:?}");
+    assert!(
+        l.recorded >= l.iterations && l.recorded <= 64,
+        "{what}: {l:?}"
+    );
     report
 }
 
@@ -209,10 +212,11 @@ fn a_trip_count_that_grows_past_the_learned_bound_continues_in_further_submissio
     // Learned again: 40 + 10 + 2 = 52 in one submission.
     let again = countdown(&graph, &values(1000, 40), &learned(), "again");
     assert_eq!((loop_of(&again, 0).recorded, again.submissions), (52, 1));
-    // Another size learns on its own.
+    // Another size learns on its own: 8, 16, 32, then 64 (K: no exit).
     let other = countdown(&graph, &values(777, 40), &learned(), "other size");
-    assert_eq!(loop_of(&other, 0).recorded, 48);
+    assert_eq!(loop_of(&other, 0).recorded, 64);
     assert_eq!(other.submissions, 4);
+    assert_eq!(other.dispatches, 64 * 2 + 3);
 }
 
 #[test]
@@ -229,19 +233,29 @@ fn a_trip_count_that_shrinks_brings_the_recorded_count_down() {
         assert_eq!(short.submissions, 1);
         recorded.push(loop_of(&short, 0).recorded);
     }
-    assert_eq!(recorded, vec![40, 40, 40, 5, 5]);
+    assert_eq!(recorded, vec![40, 40, 40, 40, 5]);
 }
 
 #[test]
 fn a_loop_that_reaches_k_or_would_pass_it_ends_as_a_full_run_does() {
     let _serial = serial();
     let graph = Countdown::new(&gpu()).expect("graph");
-    for (max, n) in [(64u32, 256usize), (65, 256), (200, 4096), (63, 256), (0, 64)] {
+    for (max, n) in [
+        (64u32, 256usize),
+        (65, 256),
+        (200, 4096),
+        (63, 256),
+        (0, 64),
+    ] {
         let v = values(n, max);
         let got = countdown(&graph, &v, &learned(), &format!("learned, max {max}"));
         let whole = countdown(&graph, &v, &full(), &format!("full, max {max}"));
         let (a, b) = (loop_of(&got, 0), loop_of(&whole, 0));
-        assert_eq!((a.iterations, a.stopped), (b.iterations, b.stopped), "max {max}");
+        assert_eq!(
+            (a.iterations, a.stopped),
+            (b.iterations, b.stopped),
+            "max {max}"
+        );
         assert_eq!(b.recorded, 64);
         assert_eq!(whole.submissions, 1);
         assert!(a.recorded <= 64);
@@ -273,9 +287,7 @@ fn frontier(graph: &Frontier, x: &[u32], w: &[u32], what: &str) -> RunReport {
     let (acc, levels, emptied, want_w, down, stopped) = frontier_cpu(x, w);
     let mut reports = Vec::new();
     for config in [learned(), full()] {
-        let (out, report) = graph
-            .run_reported(&config, x, w, &[0u32][..])
-            .expect("run");
+        let (out, report) = graph.run_reported(&config, x, w, &[0u32][..]).expect("run");
         assert_eq!(out.acc[0], acc, "{what}: acc");
         assert_same(&out.w, &want_w, &format!("{what}: w"));
         let (a, b) = (loop_of(&report, 0), loop_of(&report, 1));
@@ -299,20 +311,25 @@ fn a_frontier_loop_like_bfs_holds_the_loop_after_it_until_it_stops() {
     let _serial = serial();
     let graph = Frontier::new(&gpu()).expect("graph");
     let n = 4096;
+    // Values below 2^bits in the first n / 8 elements (a frontier fits
+    // fb, n / 4 items), then zeros.
     let x = |bits: u32| -> Vec<u32> {
-        data(n, bits)
-            .into_iter()
-            .map(|v| if bits == 0 { 0 } else { v >> (32 - bits) })
-            .collect()
+        let mut x = vec![0u32; n];
+        if bits > 0 {
+            for (x, v) in x.iter_mut().zip(data(n / 8, bits)) {
+                *x = v >> (32 - bits);
+            }
+        }
+        x
     };
     // 3 levels and 5 countdowns: within the first bound (8 each).
     let r = frontier(&graph, &x(3), &values(n, 5), "small");
     assert_eq!(r.submissions, 1);
-    // 20 levels: the first loop holds the run twice (8, 16, 32), and the
-    // second loop runs only once it stopped.
+    // 20 levels, 3 learned: the first loop holds the run twice (6, 12,
+    // 24), and the second loop runs only once it stopped.
     let r = frontier(&graph, &x(20), &values(n, 5), "deep");
     assert_eq!(r.submissions, 3, "{r:?}");
-    assert_eq!(loop_of(&r, 0).recorded, 32);
+    assert_eq!(loop_of(&r, 0).recorded, 24);
     // Both loops deeper than learned.
     let r = frontier(&graph, &x(32), &values(n, 23), "both deep");
     assert!(r.submissions >= 2, "{r:?}");
@@ -331,9 +348,10 @@ fn an_overflow_in_a_continued_loop_is_reported_and_the_graph_runs_again() {
     let graph = Frontier::new(&gpu()).expect("graph");
     let n = 1024;
     let w = values(n, 3);
-    // fb holds n / 4 = 256 items: 1,024 values of 2^15 fill it at the
-    // second level, past the first run's learned bound of 8 levels after
-    // a shallow run.
+    // fb holds n / 4 = 256 items: 1,024 values of 2^15 overflow it at the
+    // first level; the loop then runs 16 levels, past the bound of 4 that
+    // the shallow runs taught, so the overflow found in the first
+    // submission is reported after the continuations.
     frontier(&graph, &vec![1u32; n], &w, "shallow");
     let mut deep = vec![0u32; n];
     deep[..200].fill(1 << 15);
@@ -351,6 +369,14 @@ fn an_overflow_in_a_continued_loop_is_reported_and_the_graph_runs_again() {
         Err(e) => panic!("expected AppendOverflow, got {e}"),
         Ok((_, r)) => panic!("fb overflowed; got {r:?}"),
     }
+    // The same with every level recorded: the same error.
+    match graph.run_reported(&full(), &over, &w, &[0u32][..]) {
+        Err(BackendError::AppendOverflow {
+            buffer, capacity, ..
+        }) => assert_eq!((buffer.as_str(), capacity), ("fb", 256)),
+        Err(e) => panic!("expected AppendOverflow, got {e}"),
+        Ok((_, r)) => panic!("fb overflowed; got {r:?}"),
+    }
     // The same graph runs correctly again, deep and shallow.
     frontier(&graph, &deep, &w, "deep after the error");
     frontier(&graph, &vec![1u32; n], &w, "shallow after the error");
@@ -364,9 +390,10 @@ fn the_async_path_continues_a_held_loop_without_blocking() {
         let mut out = vec![0u32; v.len()];
         let feeds = [Feed::Host(bytemuck::cast_slice(v))];
         let mut sinks = [Sink::Host(bytemuck::cast_slice_mut(&mut out))];
+        let config = learned();
         let future = graph
             .graph()
-            .run_async(v.len() as u64, &feeds, &mut sinks, &learned());
+            .run_async(v.len() as u64, &feeds, &mut sinks, &config);
         let report = pollster::block_on(future).expect("async run");
         (out, report)
     };
@@ -381,7 +408,9 @@ fn the_async_path_continues_a_held_loop_without_blocking() {
     assert_eq!(report.loops[0].iterations, iterations);
     assert!(stopped && report.loops[0].stopped);
     assert!(report.submissions > 1, "{report:?}");
-    assert_eq!(report.loops[0].recorded, 64, "8 + 8 + 16 + 32, capped at K");
+    // 5 learned from the short run: 5, 10, 20, 40, then K.
+    assert_eq!(report.loops[0].recorded, 64);
+    assert_eq!(report.submissions, 5);
 }
 
 #[test]
@@ -422,7 +451,9 @@ fn a_recorded_run_records_every_iteration() {
         .expect("record");
     assert_eq!(recorded.report().dispatches, 64 * 2, "all K iterations");
     let submission = gpu.queue().submit([encoder.finish()]);
-    let report = recorded.read(submission, &mut [Sink::Device(&output)]).expect("read");
+    let report = recorded
+        .read(submission, &mut [Sink::Device(&output)])
+        .expect("read");
     assert_eq!(report.loops[0].recorded, 64);
     let got: Vec<u32> = output.read_as(&gpu).expect("read back");
     assert_same(&got, &countdown_cpu(&v, 64).0, "recorded");

@@ -195,7 +195,13 @@ pub fn measure(gpu: &Gpu, vertices: u32, reps: usize) -> Result<BfsRow, Error> {
 
     let report = run(&whole);
     let iterations = report.loops.first().map_or(0, |l| l.iterations);
-    check("graph full", &out64.borrow().levels, iterations, &expected, depth)?;
+    check(
+        "graph full",
+        &out64.borrow().levels,
+        iterations,
+        &expected,
+        depth,
+    )?;
     let (first_learned_ms, first_full_ms) = first_runs(gpu, (&offsets, &edges), &expected, depth)?;
 
     let (mut g, mut gf, mut g16, mut h) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -252,7 +258,14 @@ fn first_runs(
     depth: u32,
 ) -> Result<(f64, f64), Error> {
     let (mut learned, mut full) = (Vec::new(), Vec::new());
-    for bound in [LoopBound::Learned, LoopBound::Full, LoopBound::Learned, LoopBound::Full, LoopBound::Learned, LoopBound::Full] {
+    for bound in [
+        LoopBound::Learned,
+        LoopBound::Full,
+        LoopBound::Learned,
+        LoopBound::Full,
+        LoopBound::Learned,
+        LoopBound::Full,
+    ] {
         let bfs = Bfs::new(gpu)?;
         let mut out = BfsOutputs::default();
         let config = DispatchConfig::default().with_loop_bound(bound);

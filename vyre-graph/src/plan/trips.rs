@@ -92,7 +92,8 @@ pub(crate) fn bound(needs: &[u32], k: u32) -> u32 {
 pub(crate) struct Trip {
     /// Per loop, the iterations the next submission records (`K`: all).
     pub(crate) budget: PerLoop,
-    /// Per loop, the iterations recorded so far (the ones that may run).
+    /// Per loop, the iterations recorded so far (the ones that may run;
+    /// all `K` from the start when the run records loops whole).
     pub(crate) done: PerLoop,
     /// The dispatch the next submission starts at.
     pub(crate) from: usize,
@@ -121,8 +122,14 @@ impl Trip {
             Some(b) if partial => b.iter().zip(&ks).map(|(&b, &k)| b.max(1).min(k)).collect(),
             _ => ks.clone(),
         };
+        // Recorded whole: every iteration, in the one submission.
+        let done = if partial {
+            ks.iter().map(|_| 0).collect()
+        } else {
+            ks.clone()
+        };
         Trip {
-            done: ks.iter().map(|_| 0).collect(),
+            done,
             budget,
             from: 0,
             partial,
@@ -207,10 +214,17 @@ mod tests {
         for _ in 0..HISTORY {
             trips.learn(10, [2, 1].into_iter());
         }
-        assert_eq!(trips.bounds(10, [64, 3].into_iter()).as_slice(), &[FLOOR, 3]);
+        assert_eq!(
+            trips.bounds(10, [64, 3].into_iter()).as_slice(),
+            &[FLOOR, 3]
+        );
         for n in 0..(SIZES as u64 + 1) {
             trips.learn(1000 + n, [30].into_iter());
         }
-        assert_eq!(trips.bounds(10, [64].into_iter()).as_slice(), &[8], "forgotten");
+        assert_eq!(
+            trips.bounds(10, [64].into_iter()).as_slice(),
+            &[8],
+            "forgotten"
+        );
     }
 }

@@ -151,7 +151,11 @@ impl<'g> Started<'g> {
         let learned = self.submits
             && override_grids.is_none()
             && !recording.timer.is_some_and(|t| t.per_dispatch);
-        let bound = if learned { config.loop_bound } else { LoopBound::Full };
+        let bound = if learned {
+            config.loop_bound
+        } else {
+            LoopBound::Full
+        };
         let ks = program.steps.loops.iter().map(|l| l.k());
         let bounds = (bound == LoopBound::Learned && program.steps.partial)
             .then(|| program.trips.bounds(plan.n, ks));
@@ -227,7 +231,7 @@ impl<'g> Started<'g> {
                 by_count: &self.by_count,
                 profiling,
             };
-            let mut targets = targets(&reading, sinks, &mut stamps, &mut status);
+            let mut targets = super::readback::targets(&reading, sinks, &mut stamps, &mut status);
             let wait = again(submission);
             again = wait.again();
             let plan = &self.checkout.plan;
