@@ -38,7 +38,9 @@ pub struct RunReport {
     /// GPU nanoseconds from the start to the end of the compute pass,
     /// measured with timestamp queries when the run asked for it
     /// ([`DispatchConfig::profile`](crate::DispatchConfig::profile)) and the
-    /// device has them.
+    /// device has them: the first submission's pass, when a loop continued
+    /// in further ones ([`LoopBound`](crate::LoopBound); a device with
+    /// timestamps inside passes records loops whole when profiling).
     pub gpu_ns: Option<u64>,
     /// GPU nanoseconds of each dispatch, in recording order (a fused group
     /// of nodes is one dispatch), when the run profiled on a device with
