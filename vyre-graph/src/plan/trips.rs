@@ -33,9 +33,12 @@ const SIZES: usize = 64;
 /// Per loop, iterations: small for every graph with a few loops.
 pub(crate) type PerLoop = SmallVec<[u32; 4]>;
 
+/// What one loop needed in the last runs at one size, oldest first.
+type Needs = SmallVec<[u32; HISTORY]>;
+
 /// The iterations each loop needed in the last runs, by problem size.
 #[derive(Debug, Default)]
-pub(crate) struct Trips(Mutex<Vec<(u64, Vec<SmallVec<[u32; HISTORY]>>)>>);
+pub(crate) struct Trips(Mutex<Vec<(u64, Vec<Needs>)>>);
 
 impl Trips {
     /// The iterations to record of each loop (`ks`: each loop's `K`) in a
