@@ -111,8 +111,10 @@ pub(crate) struct Steps {
 /// Where one loop's iterations are among the dispatches, and its exit.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LoopLayout {
+    /// `K`: the loop's iterations (from its spec, whatever its layout).
+    pub(crate) k: u32,
     /// The first dispatch of each iteration, then the dispatch after the
-    /// loop: `K + 1` entries.
+    /// loop: `K + 1` entries (empty when the graph records loops whole).
     pub(crate) starts: Vec<usize>,
     /// Its exit, when the loop can be recorded in part.
     pub(crate) exit: Option<Exit>,
@@ -121,7 +123,7 @@ pub(crate) struct LoopLayout {
 impl LoopLayout {
     /// `K`: the loop's iterations.
     pub(crate) fn k(&self) -> u32 {
-        u32::try_from(self.starts.len().saturating_sub(1)).unwrap_or(u32::MAX)
+        self.k
     }
 
     /// The dispatch where iteration `i` starts (`i = K`: the dispatch after
@@ -228,7 +230,10 @@ fn lay_out_loops(spec: &GraphSpec, node_dispatch: &[Option<usize>], out: &mut St
                 _ => partial = false,
             }
         }
-        let mut layout = LoopLayout::default();
+        let mut layout = LoopLayout {
+            k: u32::try_from(lp.iterations.len()).unwrap_or(u32::MAX),
+            ..LoopLayout::default()
+        };
         if let (Some(end), true) = (next, partial && !starts.is_empty()) {
             starts.push(end);
             let range = starts[0]..end;
