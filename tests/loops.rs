@@ -111,12 +111,22 @@ fn report(iterations: u32, stopped: bool) -> LoopReport {
     r
 }
 
+/// What a loop did, without how many iterations the run recorded (which
+/// the learned bound decides: `tests/loop_bounds.rs`), checked here to be
+/// at least the iterations that ran and at most `K`.
+fn ran(l: LoopReport) -> LoopReport {
+    assert!(l.recorded >= l.iterations && l.recorded <= 10, "{l:?}");
+    let mut l = l;
+    l.recorded = 0;
+    l
+}
+
 fn run_halving(graph: &Halving, x: &[u32]) -> (u32, LoopReport) {
     let (out, report) = graph
         .run_reported(&DispatchConfig::default(), x, &[0u32][..])
         .expect("run");
     assert_eq!(report.loops.len(), 1);
-    (out.acc[0], report.loops[0])
+    (out.acc[0], ran(report.loops[0]))
 }
 
 #[test]
@@ -189,7 +199,8 @@ fn a_flag_left_at_zero_stops_the_loop() {
             .expect("run");
         let (want, want_loop) = countdown_cpu(&v, 10);
         assert_same(&out.v, &want, &format!("max {max}"));
-        assert_eq!(report.loops, vec![want_loop], "max {max}");
+        let loops: Vec<LoopReport> = report.loops.into_iter().map(ran).collect();
+        assert_eq!(loops, vec![want_loop], "max {max}");
     }
 }
 
@@ -372,14 +383,22 @@ fn an_iteration_records_one_control_dispatch_and_its_nodes() {
     let gpu = gpu();
     // Halving: the seed, then per level one control dispatch (gate, reset
     // of the next frontier's count, the node's arguments) and the node,
-    // whether the level runs or not.
+    // whether the level runs or not. Every level recorded (`Full`; the
+    // learned bound records fewer: `tests/loop_bounds.rs`).
+    let full = DispatchConfig::default().with_loop_bound(vyre_graph::LoopBound::Full);
     let halving = Halving::new(&gpu).expect("graph");
     let x: Vec<u32> = (0..1000u32).map(|i| i % 8).collect();
+    let (_, rep) = halving.run_reported(&full, &x, &[0u32][..]).expect("run");
+    assert_eq!(ran(rep.loops[0]), report(3, true));
+    assert_eq!(rep.dispatches, 1 + 10 * 2);
+    // Learned from that run (3 levels needed): 3 + 1 + 2 = 6 recorded,
+    // then the loop's exit.
     let (_, rep) = halving
         .run_reported(&DispatchConfig::default(), &x, &[0u32][..])
         .expect("run");
-    assert_eq!(rep.loops[0], report(3, true));
-    assert_eq!(rep.dispatches, 1 + 10 * 2);
+    assert_eq!(ran(rep.loops[0]), report(3, true));
+    assert_eq!(rep.loops[0].recorded, 6);
+    assert_eq!(rep.dispatches, 1 + 6 * 2 + 1);
     // Tally: the second node's arguments join the first control dispatch;
     // the third node's count is written in the level, so it has its own.
     let tally = tally::Tally::new(&gpu).expect("graph");
@@ -390,7 +409,7 @@ fn an_iteration_records_one_control_dispatch_and_its_nodes() {
         vec![1u32 << 20; 64],
     ] {
         let (out, rep) = tally
-            .run_reported(&DispatchConfig::default(), &x, &[0u32][..], &[0u32][..])
+            .run_reported(&full, &x, &[0u32][..], &[0u32][..])
             .expect("run");
         let (seen, made, levels) = tally_cpu(&x, 10);
         assert_eq!((out.seen[0], out.made[0]), (seen, made), "sums");

@@ -114,8 +114,9 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
         return Ok(false);
     }
     println!(
-        "graph (device loop): {} of {MAX_LEVELS} iterations did work, stopped itself: {}; {} submission(s); every level matches the CPU; median of 5: {:.2} ms",
+        "graph (device loop): {} of {MAX_LEVELS} iterations did work ({} recorded, learned), stopped itself: {}; {} submission(s); every level matches the CPU; median of 5: {:.2} ms",
         looped.iterations,
+        looped.recorded,
         looped.stopped,
         report.submissions,
         ms(graph_time)

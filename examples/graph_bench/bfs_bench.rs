@@ -1,10 +1,14 @@
 //! The `bfs` workload: breadth-first levels of a random graph (8 directed
-//! edges per vertex) from vertex 0, two ways, interleaved:
-//! - **graph**: `examples/bfs`'s `graph!` (one submission; the frontier an
-//!   append buffer, the loop stopping itself on the device, levels read
-//!   back once);
-//! - **graph K=16**: the same with `repeat up to 16` (enough here), to
-//!   see what `graph`'s idle iterations cost;
+//! edges per vertex) from vertex 0, four ways, interleaved:
+//! - **graph K=64 learned**: `examples/bfs`'s `graph!` (`repeat up to 64`;
+//!   the frontier an append buffer, the loop stopping itself on the
+//!   device, levels read back once) with the default
+//!   `LoopBound::Learned`: it records about as many levels as the last
+//!   runs needed (one submission once learned);
+//! - **graph K=64 full**: the same with `LoopBound::Full`: all 64 levels
+//!   recorded, one submission (what every run did before learned bounds);
+//! - **graph K=16**: the same graph with `repeat up to 16` (enough here),
+//!   `LoopBound::Full`: a hand-picked `K`;
 //! - **host loop**: the same kernels driven from the host, one submission
 //!   and one 4-byte readback of the frontier size per level
 //!   (`examples/bfs/host.rs`).
@@ -17,7 +21,7 @@
 
 use std::cell::RefCell;
 
-use vyre_graph::{DispatchConfig, Gpu, GpuBufferHandle, graph};
+use vyre_graph::{DispatchConfig, Gpu, GpuBufferHandle, LoopBound, graph};
 
 use crate::bfs::device::{Bfs, BfsOutputs, MAX_LEVELS, search};
 use crate::bfs::host::HostBfs;
@@ -51,9 +55,17 @@ pub struct BfsRow {
     pub edges: u64,
     /// Frontiers expanded (the CPU's depth; every variant checked to match).
     pub levels: u32,
-    /// `Bfs`: `repeat up to 64`.
+    /// `Bfs`: `repeat up to 64`, learned bound (the default).
     pub graph_ms: f64,
-    /// `BfsK16`: `repeat up to 16`.
+    /// `Bfs` with `LoopBound::Full`: all 64 levels recorded.
+    pub graph_full_ms: f64,
+    /// Levels a steady learned run recorded.
+    pub graph_recorded: u32,
+    /// The first run at this size (a fresh graph; plan made in the run),
+    /// learned (records 8, continues) and full (records 64): medians.
+    pub first_learned_ms: f64,
+    pub first_full_ms: f64,
+    /// `BfsK16`: `repeat up to 16`, `LoopBound::Full`.
     pub graph_k16_ms: f64,
     pub host_loop_ms: f64,
     /// The `Bfs` pass's GPU time (timestamps), where the adapter has them.
@@ -69,14 +81,20 @@ impl BfsRow {
     /// The row as one JSON object (fields named as in the other workloads).
     pub fn json(&self) -> String {
         format!(
-            "{{\"workload\": \"bfs\", \"n\": {}, \"edges\": {}, \"levels\": {}, \"max_levels\": {MAX_LEVELS}, \"graph_ms\": {:.4}, \"graph_k16_ms\": {:.4}, \"host_loop_ms\": {:.4}, \"graph_over_host_loop\": {:.4}, \"graph_k16_over_host_loop\": {:.4}, \"graph_gpu_ms\": {}, \"graph_submissions\": {}, \"host_loop_submissions\": {}, \"steady_buffers_created\": {}, \"steady_bind_groups_created\": {}}}",
+            "{{\"workload\": \"bfs\", \"n\": {}, \"edges\": {}, \"levels\": {}, \"max_levels\": {MAX_LEVELS}, \"graph_ms\": {:.4}, \"graph_recorded\": {}, \"graph_full_ms\": {:.4}, \"first_learned_ms\": {:.4}, \"first_full_ms\": {:.4}, \"graph_k16_ms\": {:.4}, \"host_loop_ms\": {:.4}, \"graph_over_host_loop\": {:.4}, \"graph_full_over_host_loop\": {:.4}, \"graph_over_k16\": {:.4}, \"graph_k16_over_host_loop\": {:.4}, \"graph_gpu_ms\": {}, \"graph_submissions\": {}, \"host_loop_submissions\": {}, \"steady_buffers_created\": {}, \"steady_bind_groups_created\": {}}}",
             self.vertices,
             self.edges,
             self.levels,
             self.graph_ms,
+            self.graph_recorded,
+            self.graph_full_ms,
+            self.first_learned_ms,
+            self.first_full_ms,
             self.graph_k16_ms,
             self.host_loop_ms,
             self.graph_ms / self.host_loop_ms,
+            self.graph_full_ms / self.host_loop_ms,
+            self.graph_ms / self.graph_k16_ms,
             self.graph_k16_ms / self.host_loop_ms,
             self.graph_gpu_ms
                 .map_or_else(|| "null".to_string(), |v| format!("{v:.4}")),
@@ -124,6 +142,7 @@ pub fn measure(gpu: &Gpu, vertices: u32, reps: usize) -> Result<BfsRow, Error> {
     let out64 = RefCell::new(BfsOutputs::default());
     let out16 = RefCell::new(BfsK16Outputs::default());
     let plain = DispatchConfig::default();
+    let whole = DispatchConfig::default().with_loop_bound(LoopBound::Full);
     // The levels alone are read back (the frontiers stay on the device),
     // as in the host loop; `run_into` reuses the outputs' allocation.
     let run = |config: &DispatchConfig| {
@@ -148,7 +167,7 @@ pub fn measure(gpu: &Gpu, vertices: u32, reps: usize) -> Result<BfsRow, Error> {
         &expected,
         depth,
     )?;
-    let report = run16(&plain);
+    let report = run16(&whole);
     let iterations = report.loops.first().map_or(0, |l| l.iterations);
     check(
         "graph K=16",
@@ -157,9 +176,11 @@ pub fn measure(gpu: &Gpu, vertices: u32, reps: usize) -> Result<BfsRow, Error> {
         &expected,
         depth,
     )?;
+    run(&plain);
     let before = gpu.counters();
     let report = run(&plain);
     let steady = gpu.counters().since(&before);
+    let recorded = report.loops.first().map_or(0, |l| l.recorded);
 
     let host = HostBfs::new(gpu, &csr);
     let mut host_levels = Vec::new();
@@ -172,15 +193,29 @@ pub fn measure(gpu: &Gpu, vertices: u32, reps: usize) -> Result<BfsRow, Error> {
         depth,
     )?;
 
-    let (mut g, mut g16, mut h) = (Vec::new(), Vec::new(), Vec::new());
+    let report = run(&whole);
+    let iterations = report.loops.first().map_or(0, |l| l.iterations);
+    check(
+        "graph full",
+        &out64.borrow().levels,
+        iterations,
+        &expected,
+        depth,
+    )?;
+    let (first_learned_ms, first_full_ms) = first_runs(gpu, (&offsets, &edges), &expected, depth)?;
+
+    let (mut g, mut gf, mut g16, mut h) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for rep in 0..reps {
-        for variant in order(3, rep) {
+        for variant in order(4, rep) {
             match variant {
                 0 => g.push(time_ms(|| {
                     run(&plain);
                 })),
-                1 => g16.push(time_ms(|| {
-                    run16(&plain);
+                1 => gf.push(time_ms(|| {
+                    run(&whole);
+                })),
+                2 => g16.push(time_ms(|| {
+                    run16(&whole);
                 })),
                 _ => h.push(time_ms(|| {
                     host.run(0, MAX_LEVELS, &mut host_levels);
@@ -198,6 +233,10 @@ pub fn measure(gpu: &Gpu, vertices: u32, reps: usize) -> Result<BfsRow, Error> {
         edges: csr.edges.len() as u64,
         levels: depth,
         graph_ms: median(&mut g),
+        graph_full_ms: median(&mut gf),
+        graph_recorded: recorded,
+        first_learned_ms,
+        first_full_ms,
         graph_k16_ms: median(&mut g16),
         host_loop_ms: median(&mut h),
         graph_gpu_ms: (!gpu_ms.is_empty()).then(|| median(&mut gpu_ms)),
@@ -206,6 +245,41 @@ pub fn measure(gpu: &Gpu, vertices: u32, reps: usize) -> Result<BfsRow, Error> {
         steady_buffers_created: steady.buffers_created,
         steady_bind_groups_created: steady.bind_groups_created,
     })
+}
+
+/// The first run at a size, learned (records 8 levels, continues in
+/// further submissions) against full (records 64), each on a fresh graph
+/// (so nothing is learned and no plan cached; pipelines built beforehand):
+/// medians of 3, checked against the CPU.
+fn first_runs(
+    gpu: &Gpu,
+    (offsets, edges): (&GpuBufferHandle, &GpuBufferHandle),
+    expected: &[u32],
+    depth: u32,
+) -> Result<(f64, f64), Error> {
+    let (mut learned, mut full) = (Vec::new(), Vec::new());
+    for bound in [
+        LoopBound::Learned,
+        LoopBound::Full,
+        LoopBound::Learned,
+        LoopBound::Full,
+        LoopBound::Learned,
+        LoopBound::Full,
+    ] {
+        let bfs = Bfs::new(gpu)?;
+        let mut out = BfsOutputs::default();
+        let config = DispatchConfig::default().with_loop_bound(bound);
+        let mut report = None;
+        let ms = time_ms(|| report = Some(search(&bfs, offsets, edges, 0, &mut out, &config)));
+        let report = report.ok_or("no run")??;
+        let iterations = report.loops.first().map_or(0, |l| l.iterations);
+        check("graph, first run", &out.levels, iterations, expected, depth)?;
+        match bound {
+            LoopBound::Full => full.push(ms),
+            _ => learned.push(ms),
+        }
+    }
+    Ok((median(&mut learned), median(&mut full)))
 }
 
 /// The sizes of a run: small ones for `--quick` (CI), up to 1,000,000
@@ -222,38 +296,47 @@ pub fn sizes(quick: bool) -> &'static [(u32, usize)] {
 pub fn print(rows: &[BfsRow]) {
     println!();
     println!(
-        "{:<5} {:>9} {:>9} {:>6} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10} {:>11} {:>9}",
+        "{:<5} {:>9} {:>9} {:>6} {:>12} {:>8} {:>11} {:>9} {:>9} {:>9} {:>10} {:>10} {:>10} {:>11} {:>9} {:>16}",
         "bfs",
         "vertices",
         "edges",
         "levels",
-        "graph ms",
+        "K=64 learned",
+        "recorded",
+        "K=64 full",
         "K=16 ms",
         "host ms",
         "gpu ms",
         "graph/host",
-        "K=16/host",
+        "graph/K=16",
+        "full/host",
         "submissions",
-        "steady b/bg"
+        "steady b/bg",
+        "first learned/full"
     );
     for r in rows {
         println!(
-            "{:<5} {:>9} {:>9} {:>6} {:>9.3} {:>9.3} {:>9.3} {:>9} {:>10.3} {:>10.3} {:>5} / {:<3} {:>5}/{}",
+            "{:<5} {:>9} {:>9} {:>6} {:>12.3} {:>8} {:>11.3} {:>9.3} {:>9.3} {:>9} {:>10.3} {:>10.3} {:>10.3} {:>5} / {:<3} {:>5}/{} {:>8.3}/{:.3}",
             "",
             r.vertices,
             r.edges,
             r.levels,
             r.graph_ms,
+            r.graph_recorded,
+            r.graph_full_ms,
             r.graph_k16_ms,
             r.host_loop_ms,
             r.graph_gpu_ms
                 .map_or_else(|| "n/a".to_string(), |v| format!("{v:.3}")),
             r.graph_ms / r.host_loop_ms,
-            r.graph_k16_ms / r.host_loop_ms,
+            r.graph_ms / r.graph_k16_ms,
+            r.graph_full_ms / r.host_loop_ms,
             r.graph_submissions,
             r.host_loop_submissions,
             r.steady_buffers_created,
             r.steady_bind_groups_created,
+            r.first_learned_ms,
+            r.first_full_ms,
         );
     }
 }

@@ -103,7 +103,7 @@ pub use run::batch::{BatchReport, Instance};
 pub use run::recorded::RecordedRun;
 pub use run::report::{LoopReport, RunPhases, RunReport};
 pub use seed::dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
-pub use spec::config::{DispatchConfig, GridStride, MAX_STRIDE_STEPS};
+pub use spec::config::{DispatchConfig, GridStride, LoopBound, MAX_STRIDE_STEPS};
 pub use spec::error::{BackendError, DRIVER_SETUP_HINT, Result};
 pub use spec::transfer::TransferOptions;
 

@@ -29,7 +29,12 @@
 //!   (their planned grid, or zero once stopped);
 //! * `GRID`: `grid indirect(b)`: copies `b[0..3]`, or writes zero and an
 //!   error flag when a dimension exceeds the device limit (reported after the
-//!   run, never a silently skipped dispatch).
+//!   run, never a silently skipped dispatch);
+//! * `EXIT`: after the last iteration a submission records of a loop
+//!   recorded in part (`trips.rs`): the next iteration's condition stops
+//!   the loop, or *holds* the run: then every later step does nothing and
+//!   writes zero arguments, until the host continues the loop in a further
+//!   submission.
 //!
 //! So an iteration of a loop whose one node runs `over count(..)` and
 //! appends records two dispatches (the control dispatch: gate, reset and
@@ -122,6 +127,12 @@ fn stopped(lp: u32) -> bool {
     return lp != NONE && state[2u * lp] != 0u;
 }
 
+// A loop recorded in part holds the run (`trips.rs`): the hold word is in
+// the header (ctl[2]); NONE for a graph without loops.
+fn held() -> bool {
+    return ctl[2] != NONE && state[ctl[2]] != 0u;
+}
+
 // An error found by a step, reported after the run.
 fn raise(e: u32, v: u32) {
     if ctl[e + 8u] != NONE { state[ctl[e + 8u]] = v; }
@@ -149,6 +160,22 @@ fn run_step(e: u32, limit: u32) {
     let slot = ctl[e + 1u];
     let lp = ctl[e + 2u];
     let args = e + 12u;
+    if held() {
+        // Everything after a loop that holds the run waits for the
+        // further submission that continues it.
+        if mode == 3u || mode == 4u { iteration_args(e, false); } else { set_args(args, 0u, 0u, 0u); }
+        return;
+    }
+    if mode == 6u {
+        // EXIT: after the last iteration recorded, the next iteration's
+        // condition (its slot in the table after the entry): met, the loop
+        // stops; not met, it holds the run.
+        if stopped(lp) { return; }
+        let next = state[2u * lp + 1u];
+        if next >= ctl[e + 6u] { return; }
+        if load(ctl[20u + next], 0u) == 0u { state[2u * lp] = 1u; } else { state[ctl[2]] = lp + 1u; }
+        return;
+    }
     if mode == 0u {
         // COUNT: min(count, capacity) invocations of workgroup size ctl[e+3].
         if stopped(lp) { set_args(args, 0u, 0u, 0u); return; }
@@ -224,10 +251,12 @@ impl Control {
             return Ok(None);
         }
         // Fewer bindings, cheaper dispatches (measured on lavapipe).
+        let exits = steps.loops.iter().filter_map(|l| l.exit.as_ref());
         let slots = steps
             .groups
             .iter()
             .map(|g| g.srcs.len())
+            .chain(exits.map(|e| e.srcs.len()))
             .max()
             .unwrap_or(1)
             .clamp(1, SLOTS);
@@ -291,6 +320,9 @@ pub(crate) struct ControlPlan {
     pub(crate) state: wgpu::Buffer,
     pub(crate) state_bytes: u64,
     pub(crate) bind_groups: Vec<wgpu::BindGroup>,
+    /// Each loop's exit (`trips.rs`): its control block and bind group,
+    /// when the graph may record loops in part.
+    pub(crate) exits: Vec<Option<(wgpu::Buffer, wgpu::BindGroup)>>,
     /// Counts, then loop states (stopped, iterations), then error flags.
     pub(crate) status: wgpu::Buffer,
     pub(crate) status_bytes: u64,
@@ -301,6 +333,7 @@ impl ControlPlan {
     pub(crate) fn buffers(&self) -> impl Iterator<Item = &wgpu::Buffer> {
         self.ctl
             .iter()
+            .chain(self.exits.iter().flatten().map(|(b, _)| b))
             .chain(std::iter::once(&self.state))
             .chain(std::iter::once(&self.status))
     }

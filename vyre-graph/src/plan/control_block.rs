@@ -8,7 +8,7 @@
 use super::control::ControlPlan;
 use super::launch::LaunchPlan;
 use super::program::Program;
-use super::steps::{ENTRY_WORDS, Group, NONE};
+use super::steps::{ENTRY_WORDS, EXIT, Exit, Group, HEAD_WORDS, NONE};
 use crate::device::gpu::Gpu;
 use crate::spec::GridFold;
 
@@ -36,7 +36,7 @@ pub(crate) fn build(gpu: &Gpu, program: &Program, plan: &LaunchPlan) -> Option<C
             buffer
         })
         .collect();
-    let state_words = 2 * program.spec.loops.len() + steps.reporting.len();
+    let state_words = steps.state_words();
     let state_bytes = (state_words * 4) as u64;
     let state = gpu.create_buffer(&wgpu::BufferDescriptor {
         label: Some("vyre loop state"),
@@ -59,13 +59,61 @@ pub(crate) fn build(gpu: &Gpu, program: &Program, plan: &LaunchPlan) -> Option<C
         state,
         state_bytes,
         bind_groups: Vec::new(),
+        exits: Vec::new(),
         status,
         status_bytes,
     };
     control.bind_groups = (0..steps.groups.len())
-        .map(|g| bind_group(gpu, program, plan, &control, g))
+        .map(|g| {
+            let group = &steps.groups[g];
+            bind_group(gpu, program, plan, &control, (&control.ctl[g], &group.srcs))
+        })
+        .collect();
+    control.exits = (0..steps.loops.len())
+        .map(|l| exit_block(gpu, program, plan, &control, l))
         .collect();
     Some(control)
+}
+
+/// The word of the loop states that says which loop holds the run, or
+/// [`NONE`] for a graph without loops (read by every control dispatch).
+fn hold_word(program: &Program) -> u32 {
+    if program.steps.loops.is_empty() {
+        NONE
+    } else {
+        program.steps.hold_word() as u32
+    }
+}
+
+/// The control block and bind group of loop `l`'s exit, when the graph may
+/// record loops in part: a header, one `EXIT` entry (its loop, `K`), then
+/// the slot of each iteration's condition buffer.
+fn exit_block(
+    gpu: &Gpu,
+    program: &Program,
+    plan: &LaunchPlan,
+    control: &ControlPlan,
+    l: usize,
+) -> Option<(wgpu::Buffer, wgpu::BindGroup)> {
+    let steps = &program.steps;
+    let exit = steps.loops[l].exit.as_ref().filter(|_| steps.partial)?;
+    let mut w = vec![0u32; exit.words()];
+    w[0] = 1;
+    w[1] = gpu.limits().max_compute_workgroups_per_dimension;
+    w[2] = hold_word(program);
+    w[HEAD_WORDS] = EXIT;
+    w[HEAD_WORDS + 2] = l as u32;
+    w[HEAD_WORDS + 6] = exit.slots.len() as u32;
+    w[Exit::TABLE_AT..].copy_from_slice(&exit.slots);
+    let buffer = gpu.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("vyre loop exit"),
+        size: (w.len() * 4) as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    gpu.write_buffer(&buffer, 0, bytemuck::cast_slice(&w));
+    let bind = bind_group(gpu, program, plan, control, (&buffer, &exit.srcs));
+    Some((buffer, bind))
 }
 
 /// The control block of one control dispatch: its header, a table entry per
@@ -76,6 +124,7 @@ fn control_block(program: &Program, plan: &LaunchPlan, group: &Group, max: u32) 
     let mut w = vec![0u32; group.words];
     w[0] = group.steps.len() as u32;
     w[1] = max;
+    w[2] = hold_word(program);
     for &s in &group.steps {
         let step = &steps.steps[s];
         let e = &mut w[step.entry..step.entry + ENTRY_WORDS];
@@ -112,9 +161,8 @@ fn bind_group(
     program: &Program,
     plan: &LaunchPlan,
     control: &ControlPlan,
-    g: usize,
+    (ctl, srcs): (&wgpu::Buffer, &[usize]),
 ) -> wgpu::BindGroup {
-    let group = &program.steps.groups[g];
     fn whole(buffer: &wgpu::Buffer) -> wgpu::BindingResource<'_> {
         wgpu::BindingResource::Buffer(buffer.as_entire_buffer_binding())
     }
@@ -124,7 +172,7 @@ fn bind_group(
     let mut entries = vec![
         wgpu::BindGroupEntry {
             binding: 0,
-            resource: whole(&control.ctl[g]),
+            resource: whole(ctl),
         },
         wgpu::BindGroupEntry {
             binding: 1,
@@ -133,7 +181,7 @@ fn bind_group(
     ];
     for k in 0..slots {
         // An unused slot binds the loop states again (never read there).
-        let resource = match group.srcs.get(k) {
+        let resource = match srcs.get(k) {
             Some(&b) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer: plan.buffer_of(program, b),
                 offset: 0,
@@ -162,7 +210,19 @@ pub(crate) fn rebind(gpu: &Gpu, program: &Program, plan: &mut LaunchPlan, b: usi
     let mut control = control;
     for (g, group) in program.steps.groups.iter().enumerate() {
         if group.srcs.contains(&b) {
-            control.bind_groups[g] = bind_group(gpu, program, plan, &control, g);
+            let bind = bind_group(gpu, program, plan, &control, (&control.ctl[g], &group.srcs));
+            control.bind_groups[g] = bind;
+        }
+    }
+    for (l, layout) in program.steps.loops.iter().enumerate() {
+        let srcs = layout.exit.as_ref().map_or(&[][..], |e| &e.srcs);
+        if srcs.contains(&b)
+            && let Some(Some((buffer, _))) = control.exits.get(l)
+        {
+            let bind = bind_group(gpu, program, plan, &control, (buffer, srcs));
+            if let Some(Some((_, old))) = control.exits.get_mut(l) {
+                *old = bind;
+            }
         }
     }
     plan.control = Some(control);

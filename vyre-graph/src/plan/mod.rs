@@ -48,7 +48,8 @@
 //!   (`launch.rs`, with `control_block.rs`, `timer.rs`, `stamp.rs`),
 //!   caching it (`plans.rs`), binding a run's inputs to it (`bind.rs`,
 //!   with `staging.rs`: the staging buffers of large host inputs), and
-//!   growing append buffers after an overflow (`append.rs`).
+//!   growing append buffers after an overflow (`append.rs`), and learning
+//!   how many iterations of each loop to record (`trips.rs`).
 //!
 //! It imports `spec/` and `device/`. It never records or submits commands
 //! and never reads results back: that is `run/`, above it. This `mod.rs`
@@ -70,6 +71,7 @@ pub(crate) mod steps;
 pub(crate) mod stride;
 mod support;
 pub(crate) mod timer;
+pub(crate) mod trips;
 pub(crate) mod validate;
 
 pub use crate::spec::plan::{

@@ -49,6 +49,8 @@ pub(crate) struct Program {
     pub(crate) control: Option<Control>,
     /// Append capacities grown by `grow` (`append.rs`).
     pub(crate) grown: Grown,
+    /// Iterations each loop needed in the last runs, by size (`trips.rs`).
+    pub(crate) trips: super::trips::Trips,
     /// The fused groups' grid-stride pipelines (set by `Program::build`).
     pub(crate) stride: StridePipelines,
 }
@@ -136,6 +138,7 @@ impl Program {
             steps,
             control: None,
             grown: Grown::default(),
+            trips: super::trips::Trips::default(),
             stride: StridePipelines::default(),
         }
     }

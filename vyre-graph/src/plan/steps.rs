@@ -97,28 +97,24 @@ pub(crate) struct Steps {
     /// Each loop's iterations among the dispatches and its exit, in
     /// `spec.loops` order.
     pub(crate) loops: Vec<LoopLayout>,
-    /// The loops in the order their dispatches run.
-    pub(crate) loop_order: Vec<usize>,
     /// The loop each dispatch belongs to, if any.
     pub(crate) dispatch_loop: Vec<Option<usize>>,
-    /// The loop whose last dispatch comes right before each dispatch (one
-    /// more entry for the end of the pass).
-    pub(crate) loop_ending: Vec<Option<usize>>,
-    /// Where a host-sized dispatch after a loop finds its arguments when
-    /// the submission records that loop's exit: the loop, and the byte
-    /// offset in its exit's control block.
-    pub(crate) exit_args: Vec<Option<(usize, u64)>>,
-    /// Whether every loop has an exit, so that a run may record loops in
-    /// part (a hand-written spec whose loops overlap, or whose iterations
-    /// are not consecutive dispatches, records every iteration).
+    /// Whether a run may record loops in part and continue them in a
+    /// further submission (`trips.rs`): every loop's iterations are
+    /// consecutive dispatches, no loop overlaps another, each loop has an
+    /// exit, and every dispatch after the first loop that is not in a loop
+    /// is sized on the device (so that a held run can make it launch
+    /// nothing). Otherwise every run records every iteration.
     pub(crate) partial: bool,
 }
 
 /// Where one loop's iterations are among the dispatches, and its exit.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LoopLayout {
+    /// `K`: the loop's iterations (from its spec, whatever its layout).
+    pub(crate) k: u32,
     /// The first dispatch of each iteration, then the dispatch after the
-    /// loop: `K + 1` entries.
+    /// loop: `K + 1` entries (empty when the graph records loops whole).
     pub(crate) starts: Vec<usize>,
     /// Its exit, when the loop can be recorded in part.
     pub(crate) exit: Option<Exit>,
@@ -127,7 +123,7 @@ pub(crate) struct LoopLayout {
 impl LoopLayout {
     /// `K`: the loop's iterations.
     pub(crate) fn k(&self) -> u32 {
-        u32::try_from(self.starts.len().saturating_sub(1)).unwrap_or(u32::MAX)
+        self.k
     }
 
     /// The dispatch where iteration `i` starts (`i = K`: the dispatch after
@@ -139,35 +135,26 @@ impl LoopLayout {
 
 /// The exit of a loop recorded in part: one control dispatch after the last
 /// iteration a submission records. Unless the loop stopped, or an earlier
-/// loop holds the run, it evaluates the loop's condition as the next
+/// loop holds the run, it evaluates the condition of the next iteration
+/// (the one its loop state's count of iterations names) as that
 /// iteration's gate would: met, the loop stops there; not met, the loop
 /// *holds* the run, and every later step and dispatch of the submission
-/// does nothing (the host continues the loop in a further submission). It
-/// also writes the arguments of the host-sized dispatches between the loop
-/// and the next one, zero while the run is held.
+/// does nothing (the host continues the loop in a further submission).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Exit {
     /// The graph buffers it binds: the loop's condition buffers, each once.
     pub(crate) srcs: Vec<usize>,
     /// The slot (in `srcs`) of each iteration's condition buffer.
     pub(crate) slots: Vec<u32>,
-    /// The host-sized dispatches after the loop, up to the next loop.
-    pub(crate) fixed: Vec<usize>,
 }
 
 impl Exit {
     /// Word of its control block where the iterations' slots start.
     pub(crate) const TABLE_AT: usize = HEAD_WORDS + ENTRY_WORDS;
 
-    /// Word of its control block where the fixed dispatches' arguments
-    /// start (8 words each, as a gate's).
-    pub(crate) fn fixed_at(&self) -> usize {
-        Self::TABLE_AT + self.slots.len()
-    }
-
     /// Words of its control block.
     pub(crate) fn words(&self) -> usize {
-        self.fixed_at() + 8 * self.fixed.len()
+        Self::TABLE_AT + self.slots.len()
     }
 }
 
@@ -209,7 +196,83 @@ pub(crate) fn plan_steps(spec: &GraphSpec, dispatches: &[Dispatch]) -> Steps {
     for (d, dispatch) in dispatches.iter().enumerate() {
         planner.dispatch(d, *dispatch);
     }
-    planner.finish()
+    let node_dispatch = std::mem::take(&mut planner.node_dispatch);
+    let mut steps = planner.finish();
+    lay_out_loops(spec, &node_dispatch, &mut steps);
+    steps
+}
+
+/// Where each loop's iterations are among the dispatches, their exits, and
+/// whether a run may record loops in part ([`Steps::partial`]).
+fn lay_out_loops(spec: &GraphSpec, node_dispatch: &[Option<usize>], out: &mut Steps) {
+    let count = out.args.len();
+    out.dispatch_loop = vec![None; count];
+    let mut partial = !spec.loops.is_empty();
+    let mut first_loop = count;
+    for (l, lp) in spec.loops.iter().enumerate() {
+        let mut starts = Vec::with_capacity(lp.iterations.len() + 1);
+        let mut next = None;
+        for it in lp.iterations.iter() {
+            let first = node_dispatch.get(it.first_node).copied().flatten();
+            // Consecutive: each node of the iteration is the next dispatch,
+            // and the iteration starts where the one before ended.
+            let consecutive = first.is_some_and(|d0| {
+                next.is_none_or(|n| n == d0)
+                    && (0..it.nodes).all(|j| {
+                        node_dispatch.get(it.first_node + j).copied().flatten() == Some(d0 + j)
+                    })
+            });
+            match first {
+                Some(d0) if consecutive => {
+                    starts.push(d0);
+                    next = Some(d0 + it.nodes);
+                }
+                _ => partial = false,
+            }
+        }
+        let mut layout = LoopLayout {
+            k: u32::try_from(lp.iterations.len()).unwrap_or(u32::MAX),
+            ..LoopLayout::default()
+        };
+        if let (Some(end), true) = (next, partial && !starts.is_empty()) {
+            starts.push(end);
+            let range = starts[0]..end;
+            if range.clone().any(|d| out.dispatch_loop[d].is_some()) {
+                partial = false;
+            }
+            for d in range {
+                out.dispatch_loop[d] = Some(l);
+            }
+            first_loop = first_loop.min(starts[0]);
+            layout.starts = starts;
+            layout.exit = exit(lp);
+            partial &= layout.exit.is_some();
+        } else {
+            partial = false;
+        }
+        out.loops.push(layout);
+    }
+    // A held run makes every later dispatch launch nothing: each one
+    // outside a loop must take its arguments from a control step.
+    partial &= (first_loop..count).all(|d| out.dispatch_loop[d].is_some() || out.args[d].is_some());
+    out.partial = partial;
+}
+
+/// The exit of loop `lp`: its condition buffers (at most [`SLOTS`], else
+/// none: the loop is recorded whole).
+fn exit(lp: &crate::spec::LoopSpec) -> Option<Exit> {
+    let mut exit = Exit::default();
+    for it in lp.iterations.iter() {
+        let slot = match exit.srcs.iter().position(|&b| b == it.buffer) {
+            Some(k) => k,
+            None => {
+                exit.srcs.push(it.buffer);
+                exit.srcs.len() - 1
+            }
+        };
+        exit.slots.push(slot as u32);
+    }
+    (exit.srcs.len() <= SLOTS).then_some(exit)
 }
 
 /// [`plan_steps`]'s state while it walks the dispatches in order.

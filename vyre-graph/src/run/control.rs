@@ -1,7 +1,9 @@
 //! Recording a run's control steps (see `plan/control.rs` for what the
 //! control kernel does): before the pass, append counts, loop states and
 //! error words cleared; before each dispatch that has steps, its control
-//! dispatches (and the indirect arguments they write); after the pass,
+//! dispatches (and the indirect arguments they write); a loop's exit when
+//! it is recorded in part, and the hold cleared before a continuation
+//! (`plan/trips.rs`); after the pass,
 //! the counts and loop states copied into the status that is read back.
 
 use crate::plan::launch::LaunchPlan;
@@ -21,6 +23,39 @@ pub(crate) fn encode_start(
     }
     if control.state_bytes > 0 {
         encoder.clear_buffer(&control.state, 0, None);
+    }
+}
+
+/// Before a continuation's pass (`plan/trips.rs`): the hold word cleared;
+/// counts, loop states and error words go on from where the run left them.
+pub(crate) fn encode_resume(
+    encoder: &mut wgpu::CommandEncoder,
+    program: &Program,
+    plan: &LaunchPlan,
+) {
+    if let Some(control) = &plan.control
+        && !program.steps.loops.is_empty()
+    {
+        let at = (program.steps.hold_word() * 4) as u64;
+        encoder.clear_buffer(&control.state, at, Some(4));
+    }
+}
+
+/// Records loop `l`'s exit: after the last iteration a submission records
+/// of it, its condition stops it or holds the run.
+pub(crate) fn encode_exit(
+    pass: &mut wgpu::ComputePass<'_>,
+    program: &Program,
+    plan: &LaunchPlan,
+    l: usize,
+) {
+    let (Some(control), Some(c)) = (plan.control.as_ref(), program.control.as_ref()) else {
+        return;
+    };
+    if let Some(Some((_, bind_group))) = control.exits.get(l) {
+        pass.set_pipeline(&c.pipeline);
+        pass.set_bind_group(0, bind_group, &[]);
+        pass.dispatch_workgroups(1, 1, 1);
     }
 }
 

@@ -9,6 +9,7 @@ use crate::device::io::{Feed, Sink};
 use crate::plan::launch::LaunchPlan;
 use crate::plan::program::Program;
 use crate::plan::timer::PassTimer;
+use crate::plan::trips::{Item, Trip, walk};
 use crate::spec::config::{DispatchConfig, GridStride};
 use crate::spec::{GRID_STRIDE_GROUP, TextureShape};
 
@@ -32,17 +33,47 @@ pub(crate) struct Recording<'a> {
     pub(crate) by_count: &'a [bool],
     /// Timestamps around the pass, when profiling.
     pub(crate) timer: Option<&'a PassTimer>,
+    /// Whether it continues a run that a loop held (`plan/trips.rs`).
+    pub(crate) continuation: bool,
 }
 
-/// Record a run into `encoder`. Returns whether any output is read back to
-/// the host.
+/// Record a run into `encoder`: the whole run, or for a continuation
+/// (`recording.continuation`) the rest of it after a loop held it
+/// (`trips.rs`): no uploads or count resets then, the hold word cleared,
+/// the dispatches from `trip.from`, then the status and the outputs again.
+/// Returns whether any output is read back to the host, and the dispatches
+/// recorded (control dispatches included).
 pub(crate) fn encode(
     encoder: &mut wgpu::CommandEncoder,
     gpu: &Gpu,
     program: &Program,
     plan: &LaunchPlan,
     recording: &Recording<'_>,
-) -> bool {
+    trip: &mut Trip,
+) -> (bool, u32) {
+    if recording.continuation {
+        super::control::encode_resume(encoder, program, plan);
+    } else {
+        encode_inputs(encoder, program, plan, recording);
+        super::control::encode_start(encoder, program, plan);
+    }
+    let dispatches = encode_pass(encoder, gpu, program, plan, recording, trip);
+    super::control::encode_status(encoder, program, plan);
+    let reads_back = encode_outputs(encoder, program, plan, recording);
+    if let Some(t) = recording.timer {
+        encoder.resolve_query_set(&t.queries, 0..t.count, &t.resolve, 0);
+        encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.read, 0, u64::from(t.count) * 8);
+    }
+    (reads_back, dispatches)
+}
+
+/// The copies of staged, resident and texture inputs into the plan.
+fn encode_inputs(
+    encoder: &mut wgpu::CommandEncoder,
+    program: &Program,
+    plan: &LaunchPlan,
+    recording: &Recording<'_>,
+) {
     plan.encode_staged(encoder, program);
     for &(b, h) in recording.copies {
         encoder.copy_buffer_to_buffer(
@@ -58,54 +89,85 @@ pub(crate) fn encode(
             copy_texture(encoder, h.texture(), texture);
         }
     }
-    super::control::encode_start(encoder, program, plan);
-    {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(recording.label),
-            timestamp_writes: recording.timer.map(|t| wgpu::ComputePassTimestampWrites {
-                query_set: &t.queries,
-                beginning_of_pass_write_index: Some(0),
-                end_of_pass_write_index: Some(1),
-            }),
-        });
-        // Pipeline state persists across dispatches in a pass: set it only
-        // when it changes (a chain of one kernel sets it once).
-        let mut current = usize::MAX;
-        let per_dispatch = recording.timer.filter(|t| t.per_dispatch);
-        // A fused group is one dispatch in place of its member nodes.
-        for (node, grid) in recording.grids.iter().enumerate() {
-            if let Some(t) = per_dispatch {
-                pass.write_timestamp(&t.queries, 2 + node as u32);
-            }
-            // Counts reset, loop gates, indirect arguments (`run/control.rs`).
-            let indirect = super::control::encode_before(&mut pass, program, plan, node);
-            if program.steps.has_steps_before(node) {
+}
+
+/// The compute pass: what `trip` says the submission records, each
+/// dispatch after its control dispatches. Returns the dispatches recorded.
+fn encode_pass(
+    encoder: &mut wgpu::CommandEncoder,
+    gpu: &Gpu,
+    program: &Program,
+    plan: &LaunchPlan,
+    recording: &Recording<'_>,
+    trip: &mut Trip,
+) -> u32 {
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some(recording.label),
+        timestamp_writes: recording.timer.map(|t| wgpu::ComputePassTimestampWrites {
+            query_set: &t.queries,
+            beginning_of_pass_write_index: Some(0),
+            end_of_pass_write_index: Some(1),
+        }),
+    });
+    // Pipeline state persists across dispatches in a pass: set it only
+    // when it changes (a chain of one kernel sets it once).
+    let mut current = usize::MAX;
+    let mut dispatches = 0u32;
+    let per_dispatch = recording.timer.filter(|t| t.per_dispatch);
+    // A fused group is one dispatch in place of its member nodes.
+    walk(&program.steps, recording.grids.len(), trip, |item| {
+        let node = match item {
+            Item::Dispatch(d) => d,
+            Item::Exit(l) => {
+                super::control::encode_exit(&mut pass, program, plan, l);
                 current = usize::MAX;
+                dispatches += 1;
+                return;
             }
-            // A fused group may loop on fewer workgroups (`plan/stride.rs`); a
-            // node sized on the device is never fused, so never both.
-            let (pipeline, grid, stride) =
-                plan.launch(gpu, program, node, *grid, recording.grid_stride);
-            if pipeline != current {
-                pass.set_pipeline(&program.pipelines[pipeline]);
-                current = pipeline;
-            }
-            for (group, bind_group) in plan.bind_groups[node].iter().enumerate() {
-                pass.set_bind_group(group as u32, bind_group, &[]);
-            }
-            if let Some(bind_group) = stride {
-                pass.set_bind_group(GRID_STRIDE_GROUP, bind_group, &[]);
-            }
-            match indirect {
-                Some((args, offset)) => pass.dispatch_workgroups_indirect(args, offset),
-                None => pass.dispatch_workgroups(grid[0], grid[1], grid[2]),
-            }
-        }
+        };
+        let grid = recording.grids[node];
         if let Some(t) = per_dispatch {
-            pass.write_timestamp(&t.queries, 2 + recording.grids.len() as u32);
+            pass.write_timestamp(&t.queries, 2 + node as u32);
         }
+        // Counts reset, loop gates, indirect arguments (`run/control.rs`).
+        let indirect = super::control::encode_before(&mut pass, program, plan, node);
+        if program.steps.has_steps_before(node) {
+            current = usize::MAX;
+            dispatches += program.steps.before[node].len() as u32;
+        }
+        // A fused group may loop on fewer workgroups (`plan/stride.rs`); a
+        // node sized on the device is never fused, so never both.
+        let (pipeline, grid, stride) = plan.launch(gpu, program, node, grid, recording.grid_stride);
+        if pipeline != current {
+            pass.set_pipeline(&program.pipelines[pipeline]);
+            current = pipeline;
+        }
+        for (group, bind_group) in plan.bind_groups[node].iter().enumerate() {
+            pass.set_bind_group(group as u32, bind_group, &[]);
+        }
+        if let Some(bind_group) = stride {
+            pass.set_bind_group(GRID_STRIDE_GROUP, bind_group, &[]);
+        }
+        match indirect {
+            Some((args, offset)) => pass.dispatch_workgroups_indirect(args, offset),
+            None => pass.dispatch_workgroups(grid[0], grid[1], grid[2]),
+        }
+        dispatches += 1;
+    });
+    if let Some(t) = per_dispatch {
+        pass.write_timestamp(&t.queries, 2 + recording.grids.len() as u32);
     }
-    super::control::encode_status(encoder, program, plan);
+    dispatches
+}
+
+/// The copies of every output to its read-back buffer or resident sink.
+/// Returns whether any output is read back to the host.
+fn encode_outputs(
+    encoder: &mut wgpu::CommandEncoder,
+    program: &Program,
+    plan: &LaunchPlan,
+    recording: &Recording<'_>,
+) -> bool {
     let mut reads_back = false;
     for (k, (sink, &b)) in recording
         .sinks
@@ -142,10 +204,6 @@ pub(crate) fn encode(
             }
             Sink::Skip => {}
         }
-    }
-    if let Some(t) = recording.timer {
-        encoder.resolve_query_set(&t.queries, 0..t.count, &t.resolve, 0);
-        encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.read, 0, u64::from(t.count) * 8);
     }
     reads_back
 }

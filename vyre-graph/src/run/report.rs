@@ -16,15 +16,21 @@ pub struct RunReport {
     pub cache_hit: bool,
     /// Live plans in the cache after the lookup.
     pub cache_entries: usize,
-    /// Queue submissions this run made: 0 or 1, and one more when it read
-    /// append outputs by their count
+    /// Queue submissions this run made: 0 or 1; one more for each time a
+    /// loop recorded in part had not stopped after the iterations recorded
+    /// and the run continued it
+    /// ([`LoopBound::Learned`](crate::LoopBound::Learned)); and one more
+    /// when it read append outputs by their count
     /// ([`TransferOptions::count_first_min_bytes`](crate::TransferOptions::count_first_min_bytes)).
     pub submissions: u32,
-    /// Dispatches recorded into the run's compute pass: one per node or
+    /// Dispatches recorded into the run's compute passes (one per
+    /// submission): one per node or
     /// fused group, plus one control dispatch wherever append counts, loop
     /// gates or indirect arguments are worked out on the device (at most
     /// one per loop iteration and one per node sized by a count written in
-    /// its own iteration).
+    /// its own iteration), and one exit after each loop recorded in part.
+    /// A loop's iterations that were not recorded
+    /// ([`LoopReport::recorded`]) cost nothing.
     pub dispatches: u32,
     /// CPU nanoseconds spent recording the command buffer (encoder creation
     /// to `finish`), for profiling the recording cost per node.
@@ -32,7 +38,9 @@ pub struct RunReport {
     /// GPU nanoseconds from the start to the end of the compute pass,
     /// measured with timestamp queries when the run asked for it
     /// ([`DispatchConfig::profile`](crate::DispatchConfig::profile)) and the
-    /// device has them.
+    /// device has them: the first submission's pass, when a loop continued
+    /// in further ones ([`LoopBound`](crate::LoopBound); a device with
+    /// timestamps inside passes records loops whole when profiling).
     pub gpu_ns: Option<u64>,
     /// GPU nanoseconds of each dispatch, in recording order (a fused group
     /// of nodes is one dispatch), when the run profiled on a device with
@@ -83,4 +91,10 @@ pub struct LoopReport {
     /// Whether the condition stopped it before `K` iterations ran out (a
     /// loop that never stops within `K` is reported here, not an error).
     pub stopped: bool,
+    /// Iterations recorded (at most `K`), over every submission of the
+    /// run: all `K` with [`LoopBound::Full`](crate::LoopBound::Full), else
+    /// about what the last runs at this size needed (see
+    /// [`LoopBound::Learned`](crate::LoopBound::Learned)); at least
+    /// `iterations`.
+    pub recorded: u32,
 }

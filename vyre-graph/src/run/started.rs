@@ -14,14 +14,15 @@ use super::counted::{read_by_count, read_counted};
 use super::encode::{Recording, encode};
 use super::readback::{Reading, StatusBytes, check_stamp, gpu_ns, targets};
 use super::report::{RunPhases, RunReport, elapsed_ns};
-use super::status::check_status;
+use super::status::{check_status, held_loop};
 use crate::device::buffer::GpuBufferHandle;
 use crate::device::gpu::Gpu;
 use crate::device::io::{Feed, Sink};
 use crate::device::map::{Wait, map_and_copy};
 use crate::plan::plans::Checkout;
 use crate::plan::program::Program;
-use crate::spec::config::DispatchConfig;
+use crate::plan::trips::Trip;
+use crate::spec::config::{DispatchConfig, GridStride, LoopBound};
 use crate::spec::error::{BackendError, Result};
 use crate::spec::transfer::TransferOptions;
 
@@ -43,6 +44,14 @@ pub(crate) struct Started<'g> {
     /// For each host output, whether it is an append output read by its
     /// count after the run (see `counted.rs`).
     pub(crate) by_count: SmallVec<[bool; 4]>,
+    /// Whether the runtime submits the run itself (not recorded into the
+    /// caller's encoder): only then may a loop continue in a further
+    /// submission.
+    submits: bool,
+    /// How the run records its loops (`plan/trips.rs`).
+    trip: Trip,
+    /// How its fused groups launch (for a continuation).
+    grid_stride: GridStride,
 }
 
 impl<'g> Started<'g> {
@@ -81,6 +90,9 @@ impl<'g> Started<'g> {
             reads_back: false,
             transfer: None,
             by_count: SmallVec::new(),
+            submits: false,
+            trip: Trip::default(),
+            grid_stride: GridStride::Never,
         }
     }
 
@@ -97,6 +109,7 @@ impl<'g> Started<'g> {
     ) -> SmallVec<[(usize, &'f GpuBufferHandle); 4]> {
         let start = Instant::now();
         self.transfer = config.transfer;
+        self.submits = staging;
         let options = self.gpu.copier(config.transfer).options;
         let plan = &mut self.checkout.plan;
         let copies = plan.bind_feeds(self.gpu, self.program, feeds, staging.then_some(&options));
@@ -131,9 +144,27 @@ impl<'g> Started<'g> {
             sinks: io.1,
             by_count: &self.by_count,
             timer: plan.timer.as_ref().filter(|_| config.profile),
+            continuation: false,
         };
-        self.reads_back = encode(encoder, self.gpu, program, plan, &recording);
-        self.report.dispatches = (recording.grids.len() + program.steps.groups.len()) as u32;
+        // Loops recorded in part only where the run can continue them: it
+        // submits itself, on the plan's grids, without per-dispatch stamps.
+        let learned = self.submits
+            && override_grids.is_none()
+            && !recording.timer.is_some_and(|t| t.per_dispatch);
+        let bound = if learned {
+            config.loop_bound
+        } else {
+            LoopBound::Full
+        };
+        let ks = program.steps.loops.iter().map(|l| l.k());
+        let bounds = (bound == LoopBound::Learned && program.steps.partial)
+            .then(|| program.trips.bounds(plan.n, ks));
+        self.trip = Trip::new(&program.steps, bound, bounds);
+        self.grid_stride = config.grid_stride;
+        let (reads_back, dispatches) =
+            encode(encoder, self.gpu, program, plan, &recording, &mut self.trip);
+        self.reads_back = reads_back;
+        self.report.dispatches = dispatches;
         self.report.record_ns = elapsed_ns(start);
         self.report.phases.encode_ns = self.report.record_ns;
     }
@@ -187,10 +218,25 @@ impl<'g> Started<'g> {
         };
         let mut targets = targets(&reading, sinks, &mut stamps, &mut status);
         let wait_start = Instant::now();
-        let again = wait.again();
+        let mut again = wait.again();
         let mut copy_ns = map_and_copy(gpu, copier, &plan.map_slots, &mut targets, wait).await?;
         drop(targets);
         check_stamp(plan, &status)?;
+        // A loop that held the run: continued in a further submission, and
+        // everything read again after it.
+        while let Some(submission) = self.continue_held(&status, sinks)? {
+            let reading = Reading {
+                program,
+                plan: &self.checkout.plan,
+                by_count: &self.by_count,
+                profiling,
+            };
+            let mut targets = super::readback::targets(&reading, sinks, &mut stamps, &mut status);
+            let wait = again(submission);
+            again = wait.again();
+            let plan = &self.checkout.plan;
+            copy_ns += map_and_copy(gpu, copier, &plan.map_slots, &mut targets, wait).await?;
+        }
         if let Err(e) = self.check_status(&status) {
             return Err(self.failed_after_wait(e));
         }
@@ -214,6 +260,56 @@ impl<'g> Started<'g> {
         Ok(self.succeeded(profiling, &stamps))
     }
 
+    /// After a wait whose status says a loop held the run (`plan/trips.rs`):
+    /// records and submits the rest of the run from that loop's next
+    /// iteration, from the device's state, and returns the submission.
+    /// `None` when no loop holds it.
+    ///
+    /// # Errors
+    /// [`BackendError::DispatchFailed`] when the device rejects the
+    /// continuation.
+    fn continue_held(
+        &mut self,
+        status: &[u8],
+        sinks: &[Sink<'_>],
+    ) -> Result<Option<wgpu::SubmissionIndex>> {
+        let (gpu, program) = (self.gpu, self.program);
+        let Some(l) = held_loop(program, status) else {
+            return Ok(None);
+        };
+        if !self.trip.resume(&program.steps, l) {
+            return Ok(None);
+        }
+        let plan = &self.checkout.plan;
+        let scope = gpu.catch_errors();
+        let mut encoder = gpu
+            .device()
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some(&program.spec.name),
+            });
+        let recording = Recording {
+            label: &program.spec.name,
+            grids: &plan.grids,
+            grid_stride: Some(self.grid_stride),
+            copies: &[],
+            feeds: &[],
+            sinks,
+            by_count: &self.by_count,
+            timer: None,
+            continuation: true,
+        };
+        let (_, dispatches) = encode(&mut encoder, gpu, program, plan, &recording, &mut self.trip);
+        self.report.dispatches += dispatches;
+        self.report.submissions += 1;
+        let submission = gpu.submit(encoder.finish());
+        if let Some(error) = scope.pop_now() {
+            return Err(BackendError::DispatchFailed {
+                reason: error.to_string(),
+            });
+        }
+        Ok(Some(submission))
+    }
+
     /// The device-side status of the run (append counts, loops, indirect
     /// grids): loop reports into the report, and an overflow or a grid over
     /// the limit as the run's error. The plan is fine either way: it goes
@@ -224,7 +320,19 @@ impl<'g> Started<'g> {
             return Ok(());
         }
         let max = self.gpu.limits().max_compute_workgroups_per_dimension;
-        check_status(self.program, plan, status, max, &mut self.report.loops)
+        let loops = &mut self.report.loops;
+        let checked = check_status(self.program, plan, status, max, loops);
+        for (report, &done) in loops.iter_mut().zip(&self.trip.done) {
+            report.recorded = done;
+        }
+        // What each loop needed: the bound of the next runs at this size.
+        let ks = self.program.steps.loops.iter().map(|l| l.k());
+        let needs = loops
+            .iter()
+            .zip(ks)
+            .map(|(r, k)| if r.stopped { r.iterations } else { k });
+        self.program.trips.learn(plan.n, needs);
+        checked
     }
 
     /// The run failed after a complete, successful wait (an append overflow,

@@ -11,6 +11,20 @@ use crate::plan::program::Program;
 use crate::plan::steps::{COUNT, RESET};
 use crate::spec::error::{BackendError, Result};
 
+/// The loop that held the run (`plan/trips.rs`) according to `status`: its
+/// hold word, after the counts and the loop states.
+pub(crate) fn held_loop(program: &Program, status: &[u8]) -> Option<usize> {
+    let steps = &program.steps;
+    if steps.loops.is_empty() || !steps.partial {
+        return None;
+    }
+    let at = (steps.appends.len() + steps.hold_word()) * 4;
+    let word = status
+        .get(at..at + 4)
+        .map_or(0, bytemuck::pod_read_unaligned::<u32>);
+    (word as usize).checked_sub(1)
+}
+
 /// Reads the status back into the loop reports, and the first problem it
 /// shows: an overflowing append buffer, an indirect grid over the limit.
 pub(crate) fn check_status(
@@ -33,6 +47,7 @@ pub(crate) fn check_status(
         loops.push(LoopReport {
             stopped: word(at) != 0,
             iterations: word(at + 1) as u32,
+            recorded: 0,
         });
         at += 2;
     }

@@ -49,6 +49,45 @@ pub struct DispatchConfig {
     /// How this run moves data in and out; `None` (the default) takes the
     /// [`Gpu`](crate::Gpu)'s ([`GpuOptions::transfer`](crate::GpuOptions::transfer)).
     pub transfer: Option<TransferOptions>,
+    /// How many iterations of each `repeat up to K .. until ..` loop a run
+    /// records (see [`LoopBound`]; default [`LoopBound::Learned`]).
+    pub loop_bound: LoopBound,
+}
+
+/// How many iterations of a self-stopping loop (`repeat up to K ..
+/// until ..`) a run records.
+///
+/// An idle iteration still costs its control dispatch and an empty
+/// dispatch, so recording all `K` when the loop needs far fewer is waste;
+/// [`LoopBound::Learned`] records about what the last runs of the same
+/// problem size needed, and continues a loop that needs more in a further
+/// submission from where it is (never past `K`, never with a different
+/// result). The policy is in `docs/data-dependent.md` ("Learned loop
+/// bounds").
+///
+/// ```
+/// use vyre_graph::{DispatchConfig, LoopBound};
+/// let whole = DispatchConfig::default().with_loop_bound(LoopBound::Full);
+/// assert_eq!(whole.loop_bound, LoopBound::Full);
+/// assert_eq!(DispatchConfig::default().loop_bound, LoopBound::Learned);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LoopBound {
+    /// Record the iterations the last runs of this problem size needed,
+    /// plus a margin (the first run at a size records up to 8); a loop
+    /// that has not stopped when they are done holds the rest of the run,
+    /// and the run continues it in a further submission
+    /// ([`RunReport::submissions`](crate::RunReport::submissions) counts
+    /// it). Runs recorded into the caller's encoder
+    /// ([`Graph::record`](crate::Graph::record)), profiled runs and runs
+    /// with [`DispatchConfig::grid_override`] record every iteration, as
+    /// [`LoopBound::Full`] does, and so does a graph whose loops cannot be
+    /// continued safely (see the docs).
+    #[default]
+    Learned,
+    /// Record all `K` iterations of every loop in the run's one submission.
+    Full,
 }
 
 impl Default for DispatchConfig {
@@ -64,6 +103,7 @@ impl Default for DispatchConfig {
             resident_usage: wgpu::BufferUsages::empty(),
             grid_stride: GridStride::Never,
             transfer: None,
+            loop_bound: LoopBound::Learned,
         }
     }
 }
@@ -100,6 +140,14 @@ impl DispatchConfig {
     #[must_use]
     pub fn with_transfer(mut self, transfer: TransferOptions) -> Self {
         self.transfer = Some(transfer);
+        self
+    }
+
+    /// Choose how many iterations of each self-stopping loop a run records
+    /// (see [`LoopBound`]).
+    #[must_use]
+    pub fn with_loop_bound(mut self, bound: LoopBound) -> Self {
+        self.loop_bound = bound;
         self
     }
 
