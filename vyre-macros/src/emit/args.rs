@@ -87,7 +87,9 @@ pub fn arg_trait(graph: &Ident, vis: &syn::Visibility, t: &Ident, b: &BufferOut)
     quote_spanned! {b.name.span()=>
         #[doc = #doc]
         #[doc(hidden)]
-        #[allow(non_camel_case_types)]
+        // Used by the typed runs only: a graph driven through `graph()` alone
+        // must not warn about a trait its user never wrote.
+        #[allow(non_camel_case_types, dead_code)]
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
         #vis trait #t<'a> {
             /// The typed input.
@@ -143,7 +145,9 @@ fn headed_arg_trait(
     quote_spanned! {b.name.span()=>
         #[doc = #doc]
         #[doc(hidden)]
-        #[allow(non_camel_case_types)]
+        // Used by the typed runs only: a graph driven through `graph()` alone
+        // must not warn about a trait its user never wrote.
+        #[allow(non_camel_case_types, dead_code)]
         #[diagnostic::on_unimplemented(message = #message, label = #label)]
         #vis trait #t<'a> {
             /// The typed input.
