@@ -257,11 +257,14 @@ fn front_end(tokens: TokenStream) -> TokenStream {
     let fuse_on = graph.fuse_off.is_none();
     let caps = model::features::capabilities(&graph.features);
 
+    let mut graph = graph;
+    let mut checked = check::check_kernels(&graph.kernels, caps, &mut diag);
+    check::reduce::lower_reductions(&mut graph, &mut checked, caps, &mut diag);
     let check::Checked {
         interfaces,
         partial,
         tracked,
-    } = check::check_kernels(&graph.kernels, caps, &mut diag);
+    } = checked;
     // Rebuild when a kernel file changes, even when it has errors.
     let includes = quote!(#(const _: &str = ::core::include_str!(#tracked);)*);
 

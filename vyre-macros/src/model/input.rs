@@ -31,6 +31,9 @@ pub struct GraphInput {
     pub buffers: Vec<BufferDecl>,
     /// Nodes and `repeat` blocks in program order.
     pub items: Vec<NodeItem>,
+    /// Built-in reductions and scans, each with its place among `items`;
+    /// lowered into kernels and nodes before the graph is analysed.
+    pub reductions: Vec<crate::model::reduce::ReduceDecl>,
 }
 
 /// The generated type's declaration.

@@ -22,6 +22,7 @@ pub mod analysis;
 pub mod features;
 pub mod input;
 pub mod kernel;
+pub mod reduce;
 pub mod rust_types;
 pub mod source;
 pub mod texture;
