@@ -259,7 +259,10 @@ fn front_end(tokens: TokenStream) -> TokenStream {
 
     let mut graph = graph;
     let mut checked = check::check_kernels(&graph.kernels, caps, &mut diag);
-    check::reduce::lower_reductions(&mut graph, &mut checked, caps, &mut diag);
+    let readers = check::reduce::lower_reductions(&mut graph, &mut checked, caps, &mut diag);
+    if syntax_ok && diag.is_empty() {
+        transform::reduce::fuse_reads(&mut graph, &mut checked, &readers, caps);
+    }
     let check::Checked {
         interfaces,
         partial,

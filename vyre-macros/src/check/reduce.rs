@@ -18,7 +18,7 @@ use syn::{Ident, LitStr};
 
 use super::kernels::{Checked, check_kernels};
 use super::reduce_wgsl::{
-    REDUCE_SEGMENT, SCAN_TILE, Segment, WORKGROUP, reduce_kernel, scalar, scan_kernel,
+    Generated, REDUCE_SEGMENT, SCAN_TILE, Segment, Source, WORKGROUP, scalar,
 };
 use crate::diag::Diagnostics;
 use crate::model::reduce::{ReduceDecl, ReduceKind};
@@ -33,6 +33,18 @@ struct Lowered {
     kernels: Vec<KernelDecl>,
     buffers: Vec<BufferDecl>,
     nodes: Vec<NodeDecl>,
+    readers: Vec<Reader>,
+}
+
+/// A generated node that reads the source buffer of a reduction or scan
+/// through its `src` global: what fusion on read may rewrite.
+pub struct Reader {
+    /// The source buffer.
+    pub src: Ident,
+    /// The node's label (also its kernel's name).
+    pub node: String,
+    /// Its kernel, to be written again for another source.
+    pub kernel: Generated,
 }
 
 /// Replaces every reduction and scan of `graph` by generated kernels (checked
@@ -43,9 +55,10 @@ pub fn lower_reductions(
     checked: &mut Checked,
     caps: Capabilities,
     diag: &mut Diagnostics,
-) {
+) -> Vec<Reader> {
     let decls = std::mem::take(&mut graph.reductions);
     let mut lowered = Vec::new();
+    let mut readers = Vec::new();
     for decl in &decls {
         match lower_one(graph, checked, decl) {
             Ok(l) => lowered.push(l),
@@ -57,12 +70,14 @@ pub fn lower_reductions(
         checked.interfaces.extend(more.interfaces);
         checked.partial.extend(more.partial);
         graph.kernels.extend(l.kernels);
+        readers.extend(l.readers);
         graph.buffers.extend(l.buffers);
         let at = l.at.min(graph.items.len());
         graph
             .items
             .splice(at..at, l.nodes.into_iter().map(NodeItem::Node));
     }
+    readers
 }
 
 fn lower_one(graph: &GraphInput, checked: &Checked, d: &ReduceDecl) -> syn::Result<Lowered> {
@@ -74,6 +89,7 @@ fn lower_one(graph: &GraphInput, checked: &Checked, d: &ReduceDecl) -> syn::Resu
         kernels: Vec::new(),
         buffers: Vec::new(),
         nodes: Vec::new(),
+        readers: Vec::new(),
     };
     let what = if d.kind == ReduceKind::Reduce {
         "reduce"
@@ -108,12 +124,18 @@ fn lower_one(graph: &GraphInput, checked: &Checked, d: &ReduceDecl) -> syn::Resu
             "one value per row (the rows of `over [rows, cols]`)",
         )?;
         let over = scaled(groups, 1, WORKGROUP)?;
-        let wgsl = if d.kind == ReduceKind::Reduce {
-            reduce_kernel(d.op, ty, segment)
+        let kernel = if d.kind == ReduceKind::Reduce {
+            Generated::Reduce(d.op, ty, segment)
         } else {
-            scan_kernel(d.op, ty, d.kind, segment, false)
+            Generated::Scan(d.op, ty, d.kind, segment, false)
         };
-        out.node(d, "rows", wgsl, &[("src", &d.src), ("dst", &d.dst)], over);
+        out.node(
+            d,
+            "rows",
+            kernel,
+            &[("src", &d.src), ("vyre_dst", &d.dst)],
+            over,
+        );
         return Ok(out);
     }
     let n = src.len.extent;
@@ -127,27 +149,27 @@ fn lower_one(graph: &GraphInput, checked: &Checked, d: &ReduceDecl) -> syn::Resu
         let k = REDUCE_SEGMENT;
         let p1 = out.buffer(d, "partials1", scaled(n, k, 1)?);
         let p2 = out.buffer(d, "partials2", scaled(n, k * k, 1)?);
-        let fixed = reduce_kernel(d.op, ty, Segment::Fixed(k));
+        let fixed = Generated::Reduce(d.op, ty, Segment::Fixed(k));
         out.node(
             d,
             "level1",
-            fixed.clone(),
-            &[("src", &d.src), ("dst", &p1)],
+            fixed,
+            &[("src", &d.src), ("vyre_dst", &p1)],
             scaled(n, k, WORKGROUP)?,
         );
         out.node(
             d,
             "level2",
             fixed,
-            &[("src", &p1), ("dst", &p2)],
+            &[("src", &p1), ("vyre_dst", &p2)],
             scaled(n, k * k, WORKGROUP)?,
         );
-        let last = reduce_kernel(d.op, ty, Segment::Whole);
+        let last = Generated::Reduce(d.op, ty, Segment::Whole);
         out.node(
             d,
             "level3",
             last,
-            &[("src", &p2), ("dst", &d.dst)],
+            &[("src", &p2), ("vyre_dst", &d.dst)],
             Extent::constant(WORKGROUP),
         );
         return Ok(out);
@@ -158,38 +180,38 @@ fn lower_one(graph: &GraphInput, checked: &Checked, d: &ReduceDecl) -> syn::Resu
     let t2 = out.buffer(d, "totals2", scaled(n, k * k, 1)?);
     let e1 = out.buffer(d, "offsets1", scaled(n, k, 1)?);
     let e2 = out.buffer(d, "offsets2", scaled(n, k * k, 1)?);
-    let fixed = reduce_kernel(d.op, ty, Segment::Fixed(k));
+    let fixed = Generated::Reduce(d.op, ty, Segment::Fixed(k));
     let (one, two) = (scaled(n, k, WORKGROUP)?, scaled(n, k * k, WORKGROUP)?);
     out.node(
         d,
         "totals1",
         fixed.clone(),
-        &[("src", &d.src), ("dst", &t1)],
+        &[("src", &d.src), ("vyre_dst", &t1)],
         one,
     );
-    out.node(d, "totals2", fixed, &[("src", &t1), ("dst", &t2)], two);
-    let top = scan_kernel(d.op, ty, ReduceKind::Exclusive, Segment::Whole, false);
+    out.node(d, "totals2", fixed, &[("src", &t1), ("vyre_dst", &t2)], two);
+    let top = Generated::Scan(d.op, ty, ReduceKind::Exclusive, Segment::Whole, false);
     out.node(
         d,
         "offsets2",
         top,
-        &[("src", &t2), ("dst", &e2)],
+        &[("src", &t2), ("vyre_dst", &e2)],
         Extent::constant(WORKGROUP),
     );
-    let mid = scan_kernel(d.op, ty, ReduceKind::Exclusive, Segment::Fixed(k), true);
+    let mid = Generated::Scan(d.op, ty, ReduceKind::Exclusive, Segment::Fixed(k), true);
     out.node(
         d,
         "offsets1",
         mid,
-        &[("src", &t1), ("offs", &e2), ("dst", &e1)],
+        &[("src", &t1), ("vyre_offs", &e2), ("vyre_dst", &e1)],
         two,
     );
-    let last = scan_kernel(d.op, ty, d.kind, Segment::Fixed(k), true);
+    let last = Generated::Scan(d.op, ty, d.kind, Segment::Fixed(k), true);
     out.node(
         d,
         "scan",
         last,
-        &[("src", &d.src), ("offs", &e1), ("dst", &d.dst)],
+        &[("src", &d.src), ("vyre_offs", &e1), ("vyre_dst", &d.dst)],
         one,
     );
     Ok(out)
@@ -218,15 +240,28 @@ impl Lowered {
         &mut self,
         d: &ReduceDecl,
         part: &str,
-        wgsl: String,
+        kernel: Generated,
         args: &[(&str, &Ident)],
         over: Extent,
     ) {
         let span = d.label.span();
         let name = Ident::new(&format!("{}__{part}", d.label), span);
+        if args
+            .first()
+            .is_some_and(|(b, t)| *b == "src" && **t == d.src)
+        {
+            self.readers.push(Reader {
+                src: d.src.clone(),
+                node: name.to_string(),
+                kernel,
+            });
+        }
         self.kernels.push(KernelDecl {
             name: name.clone(),
-            source: KernelSource::Literal(LitStr::new(&wgsl, span)),
+            source: KernelSource::Literal(LitStr::new(
+                &kernel.wgsl(&Source::buffer(kernel.ty())),
+                span,
+            )),
             entry: None,
         });
         self.nodes.push(NodeDecl {
@@ -266,7 +301,8 @@ fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
-fn normal(e: Extent) -> Extent {
+/// `e` with `mul / div` in lowest terms (a constant as `0 / 1`).
+pub fn normal(e: Extent) -> Extent {
     if e.mul == 0 {
         return Extent::constant(e.add);
     }

@@ -27,6 +27,39 @@ pub const REDUCE_SEGMENT: u64 = 4096;
 /// Elements per tile of a scan, and per workgroup of a whole-buffer scan level.
 pub const SCAN_TILE: u64 = 2048;
 
+/// Where a generated kernel reads its elements from: a storage buffer
+/// `src`, or (fused on read) the element-wise kernel that produces them.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// Module-scope declarations (the `src` global, or the producer's text).
+    pub decls: String,
+    /// The body of `fn vyre_load(i: u32) -> T`.
+    pub load: String,
+    /// The number of elements, a WGSL expression.
+    pub len: String,
+    /// The first binding of group 0 the kernel's own globals may use.
+    pub next_binding: u32,
+}
+
+impl Source {
+    /// A plain `array<ty>` storage buffer `src` at binding 0.
+    pub fn buffer(ty: &str) -> Source {
+        Source {
+            decls: format!("@group(0) @binding(0) var<storage, read> src: array<{ty}>;\n"),
+            load: "return src[i];".to_owned(),
+            len: "arrayLength(&src)".to_owned(),
+            next_binding: 1,
+        }
+    }
+
+    fn text(&self, ty: &str) -> String {
+        format!(
+            "{}fn vyre_load(i: u32) -> {ty} {{\n    {}\n}}\n",
+            self.decls, self.load
+        )
+    }
+}
+
 /// Where a kernel's segment length comes from.
 #[derive(Clone, Copy, Debug)]
 pub enum Segment {
@@ -39,11 +72,11 @@ pub enum Segment {
 }
 
 impl Segment {
-    fn wgsl(self) -> String {
+    fn wgsl(self, len: &str) -> String {
         match self {
             Segment::Fixed(k) => format!("{k}u"),
-            Segment::PerRow(r) => format!("max(arrayLength(&src) / {r}u, 1u)"),
-            Segment::Whole => "max(arrayLength(&src), 1u)".to_owned(),
+            Segment::PerRow(r) => format!("max({len} / {r}u, 1u)"),
+            Segment::Whole => format!("max({len}, 1u)"),
         }
     }
 }
@@ -103,22 +136,25 @@ fn prelude(op: ReduceOp, ty: &str, what: &str) -> String {
 }
 
 /// The bounds `[start, end)` of this workgroup's segment.
-fn bounds(segment: Segment) -> String {
+fn bounds(segment: Segment, src: &Source) -> String {
     format!(
-        "    let len = arrayLength(&src);\n    let seg = {};\n    let w = wid.x;\n    var start = len;\n    if w <= len / seg {{ start = w * seg; }}\n    let end = start + min(seg, len - start);\n",
-        segment.wgsl()
+        "    let len = {};\n    let seg = {};\n    let w = wid.x;\n    var start = len;\n    if w <= len / seg {{ start = w * seg; }}\n    let end = start + min(seg, len - start);\n",
+        src.len,
+        segment.wgsl(&src.len)
     )
 }
 
 /// A reduction level: `dst[w]` = the combination of segment `w` of `src`.
-pub fn reduce_kernel(op: ReduceOp, ty: &str, segment: Segment) -> String {
+pub fn reduce_kernel(op: ReduceOp, ty: &str, segment: Segment, src: &Source) -> String {
     let mut s = prelude(op, ty, &format!("reduce {}", op.name()));
+    s.push_str(&src.text(ty));
+    let b = src.next_binding;
     s.push_str(&format!(
-        "@group(0) @binding(0) var<storage, read> src: array<{ty}>;\n@group(0) @binding(1) var<storage, read_write> dst: array<{ty}>;\nvar<workgroup> part: array<{ty}, {WORKGROUP}>;\n\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
+        "@group(0) @binding({b}) var<storage, read_write> vyre_dst: array<{ty}>;\nvar<workgroup> part: array<{ty}, {WORKGROUP}>;\n\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
     ));
-    s.push_str(&bounds(segment));
+    s.push_str(&bounds(segment, src));
     s.push_str(&format!(
-        "    var acc = vyre_identity();\n    for (var i = start + lid.x; i < end; i += {WORKGROUP}u) {{\n        acc = vyre_combine(acc, src[i]);\n    }}\n    part[lid.x] = acc;\n    workgroupBarrier();\n    for (var s = {}u; s > 0u; s >>= 1u) {{\n        if lid.x < s {{ part[lid.x] = vyre_combine(part[lid.x], part[lid.x + s]); }}\n        workgroupBarrier();\n    }}\n    if lid.x == 0u && w < arrayLength(&dst) {{ dst[w] = part[0]; }}\n}}\n",
+        "    var acc = vyre_identity();\n    for (var i = start + lid.x; i < end; i += {WORKGROUP}u) {{\n        acc = vyre_combine(acc, vyre_load(i));\n    }}\n    part[lid.x] = acc;\n    workgroupBarrier();\n    for (var s = {}u; s > 0u; s >>= 1u) {{\n        if lid.x < s {{ part[lid.x] = vyre_combine(part[lid.x], part[lid.x + s]); }}\n        workgroupBarrier();\n    }}\n    if lid.x == 0u && w < arrayLength(&vyre_dst) {{ vyre_dst[w] = part[0]; }}\n}}\n",
         WORKGROUP / 2
     ));
     s
@@ -132,30 +168,57 @@ pub fn scan_kernel(
     kind: ReduceKind,
     segment: Segment,
     offsets: bool,
+    src: &Source,
 ) -> String {
     let per = SCAN_TILE / WORKGROUP;
     let exclusive = kind == ReduceKind::Exclusive;
     let mut s = prelude(op, ty, &format!("scan {}", op.name()));
-    s.push_str(&format!(
-        "@group(0) @binding(0) var<storage, read> src: array<{ty}>;\n"
-    ));
+    s.push_str(&src.text(ty));
+    let b = src.next_binding;
     if offsets {
         s.push_str(&format!(
-            "@group(0) @binding(1) var<storage, read> offs: array<{ty}>;\n"
+            "@group(0) @binding({b}) var<storage, read> vyre_offs: array<{ty}>;\n"
         ));
     }
+    let b = b + 1;
     s.push_str(&format!(
-        "@group(0) @binding(2) var<storage, read_write> dst: array<{ty}>;\nvar<workgroup> tile: array<{ty}, {SCAN_TILE}>;\nvar<workgroup> sums: array<{ty}, {WORKGROUP}>;\n\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
+        "@group(0) @binding({b}) var<storage, read_write> vyre_dst: array<{ty}>;\nvar<workgroup> tile: array<{ty}, {SCAN_TILE}>;\nvar<workgroup> sums: array<{ty}, {WORKGROUP}>;\n\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
     ));
-    s.push_str(&bounds(segment));
+    s.push_str(&bounds(segment, src));
     s.push_str("    var carry = vyre_identity();\n");
     if offsets {
-        s.push_str("    if w < arrayLength(&offs) { carry = offs[w]; }\n");
+        s.push_str("    if w < arrayLength(&vyre_offs) { carry = vyre_offs[w]; }\n");
     }
     s.push_str(&format!(
-        "    for (var base = start; base < end; base += {SCAN_TILE}u) {{\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            var v = vyre_identity();\n            if base + j < end {{ v = src[base + j]; }}\n            tile[j] = v;\n        }}\n        workgroupBarrier();\n        var acc = vyre_identity();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            acc = vyre_combine(acc, tile[j]);\n            tile[j] = acc;\n        }}\n        sums[lid.x] = acc;\n        workgroupBarrier();\n        for (var d = 1u; d < {WORKGROUP}u; d <<= 1u) {{\n            var t = sums[lid.x];\n            if lid.x >= d {{ t = vyre_combine(sums[lid.x - d], t); }}\n            workgroupBarrier();\n            sums[lid.x] = t;\n            workgroupBarrier();\n        }}\n        var pre = carry;\n        if lid.x > 0u {{ pre = vyre_combine(carry, sums[lid.x - 1u]); }}\n        var prev = pre;\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            let inc = vyre_combine(pre, tile[j]);\n            tile[j] = {};\n            prev = inc;\n        }}\n        carry = vyre_combine(carry, sums[{}u]);\n        workgroupBarrier();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            if base + j < end {{ dst[base + j] = tile[j]; }}\n        }}\n        workgroupBarrier();\n    }}\n}}\n",
+        "    for (var base = start; base < end; base += {SCAN_TILE}u) {{\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            var v = vyre_identity();\n            if base + j < end {{ v = vyre_load(base + j); }}\n            tile[j] = v;\n        }}\n        workgroupBarrier();\n        var acc = vyre_identity();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            acc = vyre_combine(acc, tile[j]);\n            tile[j] = acc;\n        }}\n        sums[lid.x] = acc;\n        workgroupBarrier();\n        for (var d = 1u; d < {WORKGROUP}u; d <<= 1u) {{\n            var t = sums[lid.x];\n            if lid.x >= d {{ t = vyre_combine(sums[lid.x - d], t); }}\n            workgroupBarrier();\n            sums[lid.x] = t;\n            workgroupBarrier();\n        }}\n        var pre = carry;\n        if lid.x > 0u {{ pre = vyre_combine(carry, sums[lid.x - 1u]); }}\n        var prev = pre;\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            let inc = vyre_combine(pre, tile[j]);\n            tile[j] = {};\n            prev = inc;\n        }}\n        carry = vyre_combine(carry, sums[{}u]);\n        workgroupBarrier();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            if base + j < end {{ vyre_dst[base + j] = tile[j]; }}\n        }}\n        workgroupBarrier();\n    }}\n}}\n",
         if exclusive { "prev" } else { "inc" },
         WORKGROUP - 1
     ));
     s
+}
+
+/// A generated kernel, to be written for a given [`Source`].
+#[derive(Clone, Copy, Debug)]
+pub enum Generated {
+    /// [`reduce_kernel`].
+    Reduce(ReduceOp, &'static str, Segment),
+    /// [`scan_kernel`], with offsets or not.
+    Scan(ReduceOp, &'static str, ReduceKind, Segment, bool),
+}
+
+impl Generated {
+    /// The kernel's WGSL reading from `src`.
+    pub fn wgsl(self, src: &Source) -> String {
+        match self {
+            Generated::Reduce(op, ty, seg) => reduce_kernel(op, ty, seg, src),
+            Generated::Scan(op, ty, kind, seg, offs) => scan_kernel(op, ty, kind, seg, offs, src),
+        }
+    }
+
+    /// The element type.
+    pub fn ty(self) -> &'static str {
+        match self {
+            Generated::Reduce(_, ty, _) | Generated::Scan(_, ty, ..) => ty,
+        }
+    }
 }

@@ -18,6 +18,7 @@
 
 pub mod fold;
 pub mod fuse;
+pub mod reduce;
 mod run;
 pub mod wgsl;
 
