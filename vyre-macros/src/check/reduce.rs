@@ -21,11 +21,11 @@ use super::reduce_wgsl::{
     Generated, REDUCE_SEGMENT, SCAN_TILE, Segment, Source, WORKGROUP, scalar,
 };
 use crate::diag::Diagnostics;
-use crate::model::reduce::{ReduceDecl, ReduceKind};
 use crate::model::{
     BindArg, BufferClass, BufferDecl, BufferRef, Extent, ExtentExpr, GraphInput, KernelDecl,
     KernelSource, NodeDecl, NodeItem, Prim, RustTy, SizeDecl,
 };
+use crate::model::{ReduceDecl, ReduceKind};
 
 /// What one reduction becomes.
 struct Lowered {
@@ -138,8 +138,24 @@ fn lower_one(graph: &GraphInput, checked: &Checked, d: &ReduceDecl) -> syn::Resu
         );
         return Ok(out);
     }
-    let n = src.len.extent;
     if d.kind == ReduceKind::Reduce {
+        whole_reduce(&mut out, d, src, dst, ty)?;
+    } else {
+        whole_scan(&mut out, d, src, dst, ty)?;
+    }
+    Ok(out)
+}
+
+/// `reduce op(x) -> s`: three levels.
+fn whole_reduce(
+    out: &mut Lowered,
+    d: &ReduceDecl,
+    src: &BufferDecl,
+    dst: &BufferDecl,
+    ty: &'static str,
+) -> syn::Result<()> {
+    let n = src.len.extent;
+    {
         check_len(
             dst,
             Extent::constant(1),
@@ -172,8 +188,19 @@ fn lower_one(graph: &GraphInput, checked: &Checked, d: &ReduceDecl) -> syn::Resu
             &[("src", &p2), ("vyre_dst", &d.dst)],
             Extent::constant(WORKGROUP),
         );
-        return Ok(out);
     }
+    Ok(())
+}
+
+/// `scan kind op(x) -> y`: reduce, then scan.
+fn whole_scan(
+    out: &mut Lowered,
+    d: &ReduceDecl,
+    src: &BufferDecl,
+    dst: &BufferDecl,
+    ty: &'static str,
+) -> syn::Result<()> {
+    let n = src.len.extent;
     check_len(dst, n, &d.dst, "as many elements as the buffer it scans")?;
     let k = SCAN_TILE;
     let t1 = out.buffer(d, "totals1", scaled(n, k, 1)?);
@@ -185,7 +212,7 @@ fn lower_one(graph: &GraphInput, checked: &Checked, d: &ReduceDecl) -> syn::Resu
     out.node(
         d,
         "totals1",
-        fixed.clone(),
+        fixed,
         &[("src", &d.src), ("vyre_dst", &t1)],
         one,
     );
@@ -214,7 +241,7 @@ fn lower_one(graph: &GraphInput, checked: &Checked, d: &ReduceDecl) -> syn::Resu
         &[("src", &d.src), ("vyre_offs", &e1), ("vyre_dst", &d.dst)],
         one,
     );
-    Ok(out)
+    Ok(())
 }
 
 impl Lowered {

@@ -18,7 +18,7 @@
 //! below `+0`; integer `sum` wraps (WGSL's `+`).
 
 use crate::model::Prim;
-use crate::model::reduce::{ReduceKind, ReduceOp};
+use crate::model::{ReduceKind, ReduceOp};
 
 /// Invocations per workgroup of every generated kernel.
 pub const WORKGROUP: u64 = 256;

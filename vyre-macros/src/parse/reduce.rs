@@ -11,7 +11,7 @@ use syn::{Ident, Token};
 use super::sizes::parse_extent;
 use super::tokens::expect_semi;
 use crate::model::ExtentExpr;
-use crate::model::reduce::{ReduceDecl, ReduceKind, ReduceOp};
+use crate::model::{ReduceDecl, ReduceKind, ReduceOp};
 
 const FORMS: &str = "`node total = reduce sum(x) -> s;`, `reduce max(x) over [rows, cols] -> m`, `scan inclusive sum(x) -> y` or `scan exclusive sum(x) -> y`";
 

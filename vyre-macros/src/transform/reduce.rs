@@ -101,35 +101,8 @@ fn producer(
     {
         return None;
     }
-    let binds = |n: &NodeDecl| {
-        n.args.iter().any(|a| match &a.target {
-            BufferRef::Name(t) => t == src,
-            BufferRef::Alternate { a, b, .. } => a == src || b == src,
-        })
-    };
-    let is_reader = |n: &NodeDecl| {
-        let label = n.label.as_ref().map(ToString::to_string);
-        readers.iter().any(|r| Some(&r.node) == label.as_ref())
-    };
-    let mut found = None;
-    for (i, item) in graph.items.iter().enumerate() {
-        match item {
-            NodeItem::Node(n) if binds(n) && !is_reader(n) => {
-                if found.is_some() {
-                    return None;
-                }
-                found = Some((i, n));
-            }
-            NodeItem::Repeat(r) if r.nodes.iter().any(binds) => return None,
-            _ => {}
-        }
-    }
-    let (item, node) = found?;
-    let first_reader = graph
-        .items
-        .iter()
-        .position(|it| matches!(it, NodeItem::Node(n) if is_reader(n)))?;
-    if item > first_reader || !node.overrides.is_empty() || node.unfused {
+    let (item, node) = find_producer(graph, src, readers)?;
+    if !node.overrides.is_empty() || node.unfused {
         return None;
     }
     let SizeDecl::Over(over) = &node.size else {
@@ -240,6 +213,44 @@ fn unprefix_structs(text: &str, prefix: &str, structs: &[&str]) -> Option<String
     }
     out.push_str(text.get(at..)?);
     Some(out)
+}
+
+/// The one user node that binds `src` (outside `repeat`, before its first
+/// reader), with its index in `graph.items`.
+fn find_producer<'g>(
+    graph: &'g GraphInput,
+    src: &Ident,
+    readers: &[&Reader],
+) -> Option<(usize, &'g NodeDecl)> {
+    let binds = |n: &NodeDecl| {
+        n.args.iter().any(|a| match &a.target {
+            BufferRef::Name(t) => t == src,
+            BufferRef::Alternate { a, b, .. } => a == src || b == src,
+        })
+    };
+    let is_reader = |n: &NodeDecl| {
+        let label = n.label.as_ref().map(ToString::to_string);
+        readers.iter().any(|r| Some(&r.node) == label.as_ref())
+    };
+    let mut found = None;
+    for (i, item) in graph.items.iter().enumerate() {
+        match item {
+            NodeItem::Node(n) if binds(n) && !is_reader(n) => {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some((i, n));
+            }
+            NodeItem::Repeat(r) if r.nodes.iter().any(binds) => return None,
+            _ => {}
+        }
+    }
+    let (item, node) = found?;
+    let first_reader = graph
+        .items
+        .iter()
+        .position(|it| matches!(it, NodeItem::Node(n) if is_reader(n)))?;
+    (item <= first_reader).then_some((item, node))
 }
 
 fn clone_ref(r: &BufferRef) -> BufferRef {
