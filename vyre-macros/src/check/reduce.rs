@@ -390,11 +390,12 @@ fn element_type(
             )
         });
     }
-    for (buffer, kernel, binding) in bindings_of(graph, checked, &[&d.src, &d.dst]) {
-        return match &binding.element {
-            RustTy::Prim(p) if scalar(*p).is_some() && binding.header.is_none() => {
-                Ok(scalar(*p).unwrap_or("f32"))
-            }
+    if let Some((buffer, kernel, binding)) = bindings_of(graph, checked, &[&d.src, &d.dst])
+        .into_iter()
+        .next()
+    {
+        return match (&binding.element, binding.header.is_none()) {
+            (RustTy::Prim(p), true) if let Some(ty) = scalar(*p) => Ok(ty),
             _ => Err(syn::Error::new(
                 buffer.span(),
                 format!(
