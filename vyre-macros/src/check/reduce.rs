@@ -121,7 +121,11 @@ fn lower_one(graph: &GraphInput, checked: &Checked, d: &ReduceDecl) -> syn::Resu
             dst,
             want,
             &d.dst,
-            "one value per row (the rows of `over [rows, cols]`)",
+            if d.kind == ReduceKind::Reduce {
+                "one value per row of `over [rows, cols]`"
+            } else {
+                "one value per element it scans"
+            },
         )?;
         let over = scaled(groups, 1, WORKGROUP)?;
         let kernel = if d.kind == ReduceKind::Reduce {
@@ -156,12 +160,7 @@ fn whole_reduce(
 ) -> syn::Result<()> {
     let n = src.len.extent;
     {
-        check_len(
-            dst,
-            Extent::constant(1),
-            &d.dst,
-            "one value: declare it with length 1",
-        )?;
+        check_len(dst, Extent::constant(1), &d.dst, "one value")?;
         let k = REDUCE_SEGMENT;
         let p1 = out.buffer(d, "partials1", scaled(n, k, 1)?);
         let p2 = out.buffer(d, "partials2", scaled(n, k * k, 1)?);
@@ -201,7 +200,7 @@ fn whole_scan(
     ty: &'static str,
 ) -> syn::Result<()> {
     let n = src.len.extent;
-    check_len(dst, n, &d.dst, "as many elements as the buffer it scans")?;
+    check_len(dst, n, &d.dst, "one value per element it scans")?;
     let k = SCAN_TILE;
     let t1 = out.buffer(d, "totals1", scaled(n, k, 1)?);
     let t2 = out.buffer(d, "totals2", scaled(n, k * k, 1)?);
@@ -348,9 +347,14 @@ fn check_len(dst: &BufferDecl, want: Extent, name: &Ident, what: &str) -> syn::R
     Err(syn::Error::new(
         dst.len.span,
         format!(
-            "`{name}` has length {} but this node writes {what}: {}",
+            "`{name}` has length {}, but this node writes {what}: declare it with length {want} (`{} {name}[{want}];`)",
             crate::model::Written(dst.len.extent),
-            crate::model::Written(normal(want))
+            match dst.class {
+                BufferClass::Output => "output",
+                BufferClass::InOut => "inout",
+                _ => "intermediate",
+            },
+            want = crate::model::Written(normal(want)),
         ),
     ))
 }
@@ -402,8 +406,9 @@ fn element_type(
                     "`{what}` combines numbers (f32, u32 or i32), but `{buffer}` holds `{}` (kernel `{kernel}` binds it as `{}`)",
                     binding
                         .wgsl_type
-                        .trim_start_matches("array<")
-                        .trim_end_matches('>'),
+                        .strip_prefix("array<")
+                        .and_then(|t| t.strip_suffix('>'))
+                        .unwrap_or(&binding.wgsl_type),
                     binding.wgsl_type
                 ),
             )),
