@@ -4,7 +4,9 @@
 //! It shows one tiled matrix-multiply kernel specialised per layer with
 //! `override` constants (`with { IN = 784, OUT = 256 }`), explicit
 //! workgroup grids that depend on the batch size (`grid [16, n / 16, 1]`),
-//! two outputs, and weights kept on the GPU between runs: they are uploaded
+//! two outputs, a softmax built from per-row reductions (`reduce max` and
+//! `reduce sum` over `[n, 10]`, see docs/reductions.md) around two
+//! element-wise kernels, and weights kept on the GPU between runs: they are uploaded
 //! once into `GpuBufferHandle`s and passed where the graph expects them,
 //! so each run uploads only the batch. Weights and inputs come from a
 //! deterministic generator; the result is compared with a CPU reference
@@ -30,7 +32,8 @@ graph! {
     pub struct Mlp;
 
     kernel dense = file "examples/kernels/mlp/dense.wgsl";
-    kernel softmax = file "examples/kernels/mlp/softmax.wgsl";
+    kernel exp_shift = file "examples/kernels/mlp/softmax.wgsl" entry "exp_shift";
+    kernel normalise = file "examples/kernels/mlp/softmax.wgsl" entry "normalise";
 
     input x[784 * n];
     input w1[784 * 256];
@@ -43,12 +46,21 @@ graph! {
     intermediate h2[128 * n];
     output logits[10 * n];
     output probs[10 * n];
+    // The softmax: row maxima, shifted exponentials, row sums.
+    intermediate row_max[n];
+    intermediate exps[10 * n];
+    intermediate row_sum[n];
 
     // One workgroup per 64x64 output tile: [OUT / 64, batch / 64], rounded up.
     node layer1 = dense(x: x, w: w1, b: b1, y: h1) grid [4, n / 64, 1] with { IN = 784, OUT = 256 };
     node layer2 = dense(x: h1, w: w2, b: b2, y: h2) grid [2, n / 64, 1] with { IN = 256, OUT = 128 };
     node layer3 = dense(x: h2, w: w3, b: b3, y: logits) grid [1, n / 64, 1] with { IN = 128, OUT = 10, RELU = 0 };
-    node softmax(logits: logits, probs: probs) over n;
+    // Softmax per row of 10 classes: two built-in reductions around two
+    // element-wise kernels.
+    node max_per_row = reduce max(logits) over [n, 10] -> row_max;
+    node exp_shift(logits: logits, row: row_max, out: exps) over 10 * n;
+    node sum_per_row = reduce sum(exps) over [n, 10] -> row_sum;
+    node normalise(logits: exps, row: row_sum, out: probs) over 10 * n;
 }
 
 /// Layer widths.

@@ -1,9 +1,14 @@
-//! A multi-level exclusive prefix sum (scan) of u32 values, wrapping on
-//! overflow, for any length up to 2^30.
+//! An exclusive prefix sum (scan) of u32 values, wrapping on overflow,
+//! written as one built-in node, beside the same scan written by hand.
 //!
-//! It shows one kernel run by several nodes on different buffers, sizes
-//! that shrink level by level (`n / 1024`, `n / 1048576`), and a graph that
-//! hands its intermediates from node to node on the device:
+//! `PrefixSum` is one line: `node p = scan exclusive sum(x) -> y;`. The
+//! macro generates the kernels and lowers it to five ordinary nodes (block
+//! totals, their totals, a scan of those, the block offsets, the scan of `x`
+//! from each block's offset; see docs/reductions.md).
+//!
+//! `HandPrefixSum` is the hand-written multi-level scan it replaces: one
+//! kernel run by several nodes on different buffers, sizes that shrink level
+//! by level (`n / 1024`, `n / 1048576`):
 //!
 //! 1. `scan0`: each workgroup scans a block of 1,024 items (256 threads, 4
 //!    items each) and writes the block's total to `sums1`;
@@ -12,6 +17,8 @@
 //!    levels cover 2^30);
 //! 3. `add1`, `add0`: every block adds the scanned total of the blocks
 //!    before it, from the top level down.
+//!
+//! Both are checked against the CPU, and both are timed.
 //!
 //! ```text
 //! cargo run --release --example prefix_sum             # 16,000,003 items
@@ -28,8 +35,18 @@ use vyre_graph::{Gpu, graph};
 
 graph! {
     /// Exclusive prefix sum of `x` (wrapping u32 addition): `y[i]` is the
-    /// sum of `x[..i]`. Covers up to 2^30 items.
+    /// sum of `x[..i]`, with the built-in scan.
     pub struct PrefixSum;
+
+    input x[n];
+    output y[n];
+
+    node p = scan exclusive sum<u32>(x) -> y;
+}
+
+graph! {
+    /// The same scan written by hand. Covers up to 2^30 items.
+    pub struct HandPrefixSum;
 
     kernel scan = file "examples/kernels/prefix_sum/scan_blocks.wgsl";
     kernel add = file "examples/kernels/prefix_sum/add_offsets.wgsl";
@@ -93,11 +110,13 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let gpu = Gpu::new()?;
     println!("adapter: {}", gpu.adapter());
     let scan = PrefixSum::new(&gpu)?;
+    let hand = HandPrefixSum::new(&gpu)?;
 
     // Ragged sizes around the block boundaries first, then the real one.
-    for len in [1, 5, 1023, 1024, 1025, 1_048_577] {
+    for len in [1, 5, 1023, 1024, 1025, 2047, 2048, 2049, 1_048_577] {
         let x = random_u32s(len, len as u64);
-        if scan.run(&x)?.y != exclusive_scan(&x) {
+        let want = exclusive_scan(&x);
+        if scan.run(&x)?.y != want || hand.run(&x)?.y != want {
             eprintln!("mismatch for {len} items");
             return Ok(false);
         }
@@ -105,26 +124,30 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
 
     let x = random_u32s(n, 42);
     let (gpu_time, out) = median_time(5, || scan.run(&x))?;
+    let (hand_time, hand_out) = median_time(5, || hand.run(&x))?;
     let start = Instant::now();
     let expected = exclusive_scan(&x);
     let cpu_time = start.elapsed();
 
-    if let Some(i) = out
-        .y
-        .iter()
-        .zip(&expected)
-        .position(|(got, want)| got != want)
-    {
-        eprintln!(
-            "mismatch at {i}: the GPU says {}, the CPU {}",
-            out.y[i], expected[i]
-        );
-        return Ok(false);
+    for (what, y) in [
+        ("built-in scan", &out.y),
+        ("hand-written scan", &hand_out.y),
+    ] {
+        if let Some(i) = y.iter().zip(&expected).position(|(got, want)| got != want) {
+            eprintln!(
+                "{what}: mismatch at {i}: the GPU says {}, the CPU {}",
+                y[i], expected[i]
+            );
+            return Ok(false);
+        }
     }
-    println!("exclusive scan of {n} u32 matches the CPU reference (and 6 ragged sizes do)");
     println!(
-        "GPU graph run (median of 5, with upload and readback): {:.2} ms; CPU reference: {:.2} ms",
+        "exclusive scan of {n} u32 matches the CPU reference (and 9 ragged sizes do), built-in and by hand"
+    );
+    println!(
+        "GPU graph run (median of 5, with upload and readback): built-in scan {:.2} ms, hand-written {:.2} ms; CPU reference: {:.2} ms",
         gpu_time.as_secs_f64() * 1e3,
+        hand_time.as_secs_f64() * 1e3,
         cpu_time.as_secs_f64() * 1e3
     );
     Ok(true)

@@ -4,7 +4,11 @@
 //! cargo run --release --example graph_bench -- [--quick] [--json PATH]
 //! cargo run --release --example graph_bench -- --transfer [--quick] [--json PATH]
 //! cargo run --release --example graph_bench -- --batch [--quick] [--json PATH]
+//! cargo run --release --example graph_bench -- --reduce [--quick] [--json PATH]
 //! ```
+//!
+//! `--reduce` times the built-in reductions and scans against hand-written
+//! WGSL through plain wgpu, in GPU time (`reduce_bench.rs`).
 //!
 //! `--transfer` measures moving data in and out instead (`transfer.rs`):
 //! a one-node identity graph at 1,024 to 16,777,216 `u32`s against a
@@ -72,6 +76,7 @@ mod chains;
 mod hand;
 mod measure;
 mod radix_bench;
+mod reduce_bench;
 
 #[path = "../bfs/graph.rs"]
 #[allow(dead_code)]
@@ -133,6 +138,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         transfer::print(&report);
         if let Some(path) = json_path {
             std::fs::write(&path, transfer::json(&gpu, quick, &report))?;
+            println!("wrote {path}");
+        }
+        return Ok(());
+    }
+    if args.iter().any(|a| a == "--reduce") {
+        let rows = reduce_bench::run(&gpu, quick)?;
+        reduce_bench::print(&rows);
+        if let Some(path) = json_path {
+            std::fs::write(&path, reduce_bench::json(&gpu, quick, &rows))?;
             println!("wrote {path}");
         }
         return Ok(());

@@ -257,11 +257,21 @@ fn front_end(tokens: TokenStream) -> TokenStream {
     let fuse_on = graph.fuse_off.is_none();
     let caps = model::features::capabilities(&graph.features);
 
+    let mut graph = graph;
+    let mut checked = check::check_kernels(&graph.kernels, caps, &mut diag);
+    let before_lowering = diag.len();
+    let readers = check::reduce::lower_reductions(&mut graph, &mut checked, caps, &mut diag);
+    // A reduction that failed to lower leaves the graph without its nodes:
+    // analysing it would only add errors about what is missing.
+    let syntax_ok = syntax_ok && diag.len() == before_lowering;
+    if syntax_ok && diag.is_empty() {
+        transform::reduce::fuse_reads(&mut graph, &mut checked, &readers, caps);
+    }
     let check::Checked {
         interfaces,
         partial,
         tracked,
-    } = check::check_kernels(&graph.kernels, caps, &mut diag);
+    } = checked;
     // Rebuild when a kernel file changes, even when it has errors.
     let includes = quote!(#(const _: &str = ::core::include_str!(#tracked);)*);
 

@@ -1,29 +1,27 @@
-// Row-wise softmax of [batch][CLASSES] logits, one invocation per row,
-// shifted by the row's maximum for stability.
+// The element-wise halves of a row-wise softmax of [batch][CLASSES] logits;
+// the row maximum and the row sum are built-in reductions (`reduce max`,
+// `reduce sum` over [n, CLASSES]) between them.
 
 @group(0) @binding(0) var<storage, read> logits: array<f32>;
-@group(0) @binding(1) var<storage, read_write> probs: array<f32>;
+@group(0) @binding(1) var<storage, read> row: array<f32>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
 
 override CLASSES: u32 = 10u;
 
-const WG: u32 = 64u;
-
+// out = exp(logits - max of the row): shifted for stability.
 @compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let row = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * WG;
-    if row >= arrayLength(&logits) / CLASSES {
-        return;
+fn exp_shift(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if i < arrayLength(&out) {
+        out[i] = exp(logits[i] - row[i / CLASSES]);
     }
-    let base = row * CLASSES;
-    var top = logits[base];
-    for (var c = 1u; c < CLASSES; c++) {
-        top = max(top, logits[base + c]);
-    }
-    var total = 0.0;
-    for (var c = 0u; c < CLASSES; c++) {
-        total += exp(logits[base + c] - top);
-    }
-    for (var c = 0u; c < CLASSES; c++) {
-        probs[base + c] = exp(logits[base + c] - top) / total;
+}
+
+// out = exps / the row's sum (`logits` holds the exponentials here).
+@compute @workgroup_size(64)
+fn normalise(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if i < arrayLength(&out) {
+        out[i] = logits[i] / row[i / CLASSES];
     }
 }

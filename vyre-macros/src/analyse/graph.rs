@@ -34,6 +34,7 @@ pub fn analyse(
         buffers: buffer_decls,
         items,
         features,
+        reductions: _,
     } = input;
     let native = limits_native.is_some();
     let texture_features = Declared::new(&features);

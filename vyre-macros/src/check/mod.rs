@@ -29,6 +29,8 @@ pub mod kernels;
 pub mod load;
 pub mod overrides;
 pub mod partial;
+pub mod reduce;
+pub mod reduce_wgsl;
 pub mod reflect;
 pub mod textures;
 pub mod validate;

@@ -31,6 +31,9 @@ pub struct GraphInput {
     pub buffers: Vec<BufferDecl>,
     /// Nodes and `repeat` blocks in program order.
     pub items: Vec<NodeItem>,
+    /// Built-in reductions and scans, each with its place among `items`;
+    /// lowered into kernels and nodes before the graph is analysed.
+    pub reductions: Vec<ReduceDecl>,
 }
 
 /// The generated type's declaration.
@@ -400,4 +403,64 @@ impl BufferDecl {
     pub fn is_sampler(&self) -> bool {
         self.texture.as_ref().is_some_and(TextureDecl::is_sampler)
     }
+}
+
+// Built-in reductions and scans (`parse/reduce.rs`), lowered by
+// `check/reduce.rs` into generated kernels and ordinary nodes.
+
+/// How two values combine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceOp {
+    /// `sum` (or its synonym `add`): wrapping for integers.
+    Sum,
+    /// `max`: NaN wins, `+0` over `-0`.
+    Max,
+    /// `min`: NaN wins, `-0` over `+0`.
+    Min,
+}
+
+impl ReduceOp {
+    /// The operation's name as written in the grammar.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+        }
+    }
+}
+
+/// A reduction, or a scan and which kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceKind {
+    /// `reduce`: one value (per row).
+    Reduce,
+    /// `scan inclusive`: element `i` combines elements `0..=i`.
+    Inclusive,
+    /// `scan exclusive`: element `i` combines elements `0..i` (the identity first).
+    Exclusive,
+}
+
+/// `node label = reduce op[<T>](src) [over [rows, cols]] -> dst;` or
+/// `node label = scan inclusive|exclusive op[<T>](src) [over [..]] -> dst;`.
+pub struct ReduceDecl {
+    /// Where in the graph's node items it stands (`GraphInput::items`
+    /// index at parse time): it is lowered in place, in program order.
+    pub at: usize,
+    /// The `reduce` or `scan` keyword.
+    pub keyword: Ident,
+    /// The node's label (required).
+    pub label: Ident,
+    /// Reduction or which scan.
+    pub kind: ReduceKind,
+    /// The operation.
+    pub op: ReduceOp,
+    /// `<T>` when written: the element type.
+    pub ty: Option<Ident>,
+    /// The buffer reduced or scanned.
+    pub src: Ident,
+    /// `over [rows, cols]`: per row (`None`: the whole buffer).
+    pub rows: Option<[ExtentExpr; 2]>,
+    /// The buffer written.
+    pub dst: Ident,
 }

@@ -12,6 +12,7 @@ use super::buffers::{parse_append_class, parse_buffer};
 use super::kernels::parse_kernel;
 use super::nodes::{parse_node, parse_repeat};
 use super::options;
+use super::reduce;
 use super::textures::{is_texture_decl, parse_sampler, parse_texture};
 use super::tokens::{EXPECTED_ITEM, recover, skip_doc_comments};
 use crate::diag::Diagnostics;
@@ -31,6 +32,7 @@ pub fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> GraphInput {
         kernels: Vec::new(),
         buffers: Vec::new(),
         items: Vec::new(),
+        reductions: Vec::new(),
     };
     let mut errors = Diagnostics::new();
     let parser = |input: ParseStream| -> syn::Result<()> {
@@ -114,6 +116,10 @@ fn parse_item(input: ParseStream, graph: &mut GraphInput) -> syn::Result<()> {
             graph.buffers.push(parse_buffer_item(input, keyword)?);
         }
         "sampler" => graph.buffers.push(parse_sampler(input)?),
+        "node" if reduce::is_reduce(input) => {
+            let at = graph.items.len();
+            graph.reductions.push(reduce::parse_reduce(input, at)?);
+        }
         "node" => graph
             .items
             .push(NodeItem::Node(parse_node(input, keyword)?)),

@@ -22,6 +22,7 @@ mod graph;
 mod kernels;
 mod nodes;
 mod options;
+mod reduce;
 mod sizes;
 mod textures;
 mod tokens;

@@ -9,6 +9,7 @@ mod fuzz;
 mod grammar;
 mod kernels;
 mod reach;
+mod reduce;
 mod robust;
 mod stack;
 mod textures;

@@ -20,6 +20,7 @@
 
 pub mod fold;
 pub mod fuse;
+pub mod reduce;
 mod run;
 pub mod stack;
 pub mod wgsl;

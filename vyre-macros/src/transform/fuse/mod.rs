@@ -54,7 +54,9 @@ mod members;
 mod registers;
 mod stride;
 
+pub use codegen::stage;
 pub use eligibility::{KernelFacts, kernel_facts};
 pub use group::fuse;
 #[cfg(test)]
 pub use group::with_verdicts;
+pub use registers::rewrite as keep_in_register;

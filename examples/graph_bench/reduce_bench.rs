@@ -1,0 +1,325 @@
+//! `--reduce`: the built-in reductions and scans against hand-written WGSL
+//! run through plain wgpu, in GPU time from timestamp queries (medians of
+//! interleaved repetitions, one pass each):
+//! - `sum_f32`: `reduce sum` of 2^26 f32 (2^20 with `--quick`) against a
+//!   plain two-pass reduction (2,048 workgroups of 256, each invocation
+//!   striding over `vec4<f32>` loads, a tree in workgroup memory, then one
+//!   workgroup over the 2,048 partial sums);
+//! - `affine_sum`: `(a·x + b)²` then `reduce sum`, fused on read and
+//!   unfused (`fuse off;`), against the plain sum above;
+//! - `scan_u32`: `scan exclusive sum` of 2^26 u32 against the `prefix_sum`
+//!   example's hand-written three-level scan;
+//! - `softmax`: 4,096 rows of 1,024 (256 rows with `--quick`) with
+//!   `reduce max` and `reduce sum` per row.
+//!
+//! Every variant's result is checked against the CPU first. The hand
+//! baselines run through `hand::HandGraph` (plain wgpu, one pass).
+
+use vyre_graph::{DispatchConfig, Gpu};
+
+use crate::hand::HandGraph;
+use crate::measure::{median, order, random_u32};
+
+#[allow(dead_code)]
+mod graphs {
+    use vyre_graph::graph;
+
+    graph! { pub struct Sum; input x[n]; output s[1]; node total = reduce sum<f32>(x) -> s; }
+    graph! {
+        pub struct Affine;
+        kernel affine = wgsl {
+            @group(0) @binding(0) var<storage, read> x: array<f32>;
+            @group(0) @binding(1) var<storage, read_write> y: array<f32>;
+            @compute @workgroup_size(256)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&y) { let t = 0.5 * x[g.x] + 0.25; y[g.x] = t * t; }
+            }
+        };
+        input x[n];
+        intermediate y[n];
+        output s[1];
+        node affine(x: x, y: y) over n;
+        node total = reduce sum(y) -> s;
+    }
+    graph! {
+        pub struct AffineUnfused;
+        fuse off;
+        kernel affine = wgsl {
+            @group(0) @binding(0) var<storage, read> x: array<f32>;
+            @group(0) @binding(1) var<storage, read_write> y: array<f32>;
+            @compute @workgroup_size(256)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&y) { let t = 0.5 * x[g.x] + 0.25; y[g.x] = t * t; }
+            }
+        };
+        input x[n];
+        intermediate y[n];
+        output s[1];
+        node affine(x: x, y: y) over n;
+        node total = reduce sum(y) -> s;
+    }
+    graph! {
+        /// The plain two-pass sum: `x` as `n / 4` vec4s.
+        pub struct HandSum;
+        kernel partial = wgsl {
+            @group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
+            @group(0) @binding(1) var<storage, read_write> part: array<f32>;
+            var<workgroup> t: array<f32, 256>;
+            @compute @workgroup_size(256)
+            fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+                var acc = 0.0;
+                for (var i = w.x * 256u + l.x; i < arrayLength(&x); i += 2048u * 256u) {
+                    let v = x[i];
+                    acc += (v.x + v.y) + (v.z + v.w);
+                }
+                t[l.x] = acc;
+                workgroupBarrier();
+                for (var s = 128u; s > 0u; s >>= 1u) {
+                    if l.x < s { t[l.x] += t[l.x + s]; }
+                    workgroupBarrier();
+                }
+                if l.x == 0u { part[w.x] = t[0]; }
+            }
+        };
+        kernel finish = wgsl {
+            @group(0) @binding(0) var<storage, read> part: array<f32>;
+            @group(0) @binding(1) var<storage, read_write> s: array<f32>;
+            var<workgroup> t: array<f32, 256>;
+            @compute @workgroup_size(256)
+            fn main(@builtin(local_invocation_id) l: vec3<u32>) {
+                var acc = 0.0;
+                for (var i = l.x; i < arrayLength(&part); i += 256u) { acc += part[i]; }
+                t[l.x] = acc;
+                workgroupBarrier();
+                for (var s = 128u; s > 0u; s >>= 1u) {
+                    if l.x < s { t[l.x] += t[l.x + s]; }
+                    workgroupBarrier();
+                }
+                if l.x == 0u { s[0] = t[0]; }
+            }
+        };
+        input x[n / 4];
+        intermediate part[2048];
+        output s[1];
+        node partial(x: x, part: part) grid [2048, 1, 1];
+        node finish(part: part, s: s) grid [1, 1, 1];
+    }
+    graph! {
+        /// The `prefix_sum` example's hand-written scan (the same kernel files).
+        pub struct HandPrefixSum;
+        kernel scan = file "examples/kernels/prefix_sum/scan_blocks.wgsl";
+        kernel add = file "examples/kernels/prefix_sum/add_offsets.wgsl";
+        input x[n];
+        output y[n];
+        intermediate sums1[n / 1024];
+        intermediate offsets1[n / 1024];
+        intermediate sums2[n / 1048576];
+        intermediate offsets2[n / 1048576];
+        intermediate total[n / 1073741824];
+        node scan0 = scan(src: x, dst: y, sums: sums1) over n / 4;
+        node scan1 = scan(src: sums1, dst: offsets1, sums: sums2) over n / 4096;
+        node scan2 = scan(src: sums2, dst: offsets2, sums: total) over n / 4194304;
+        node add1 = add(data: offsets1, offsets: offsets2) over n / 1024;
+        node add0 = add(data: y, offsets: offsets1) over n;
+    }
+    graph! { pub struct Scan; input x[n]; output y[n]; node p = scan exclusive sum<u32>(x) -> y; }
+    graph! {
+        pub struct Softmax;
+        kernel exp_shift = file "examples/kernels/mlp/softmax.wgsl" entry "exp_shift";
+        kernel normalise = file "examples/kernels/mlp/softmax.wgsl" entry "normalise";
+        input x[1024 * n];
+        intermediate row_max[n];
+        intermediate exps[1024 * n];
+        intermediate row_sum[n];
+        output probs[1024 * n];
+        node max_per_row = reduce max<f32>(x) over [n, 1024] -> row_max;
+        node exp_shift(logits: x, row: row_max, out: exps) over 1024 * n with { CLASSES = 1024 };
+        node sum_per_row = reduce sum(exps) over [n, 1024] -> row_sum;
+        node normalise(logits: exps, row: row_sum, out: probs) over 1024 * n with { CLASSES = 1024 };
+    }
+}
+
+/// One measured variant: GPU µs per run (median).
+pub struct ReduceRow {
+    pub workload: &'static str,
+    pub n: u64,
+    pub variant: &'static str,
+    pub gpu_us: f64,
+}
+
+fn floats(n: usize) -> Vec<f32> {
+    random_u32(n, 7)
+        .into_iter()
+        .map(|v| (v >> 8) as f32 / (1 << 24) as f32)
+        .collect()
+}
+
+fn close(got: f32, want: f64, what: &str) -> Result<(), String> {
+    let bound = 64.0 * f64::from(f32::EPSILON) * want.abs() + 1e-3;
+    if (f64::from(got) - want).abs() > bound {
+        return Err(format!("{what}: {got} vs CPU {want}"));
+    }
+    Ok(())
+}
+
+/// Runs every workload; `reps` interleaved repetitions each.
+pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error::Error>> {
+    if !gpu.has_timestamps() {
+        return Err("--reduce needs timestamp queries (GPU time); this adapter has none".into());
+    }
+    let n: usize = if quick { 1 << 20 } else { 1 << 26 };
+    let reps = if quick { 5 } else { 21 };
+    let profile = DispatchConfig::default().with_profile(true);
+    let x = floats(n);
+    let sum = graphs::Sum::new(gpu)?;
+    let affine = graphs::Affine::new(gpu)?;
+    let affine_unfused = graphs::AffineUnfused::new(gpu)?;
+    let hand_sum = HandGraph::new(gpu, &graphs::HandSum::SPEC, n as u64);
+    let exact: f64 = x.iter().map(|&v| f64::from(v)).sum();
+    let exact_affine: f64 = x
+        .iter()
+        .map(|&v| {
+            let t = f64::from(0.5 * v + 0.25);
+            t * t
+        })
+        .sum();
+    close(sum.run(&x)?.s[0], exact, "sum")?;
+    close(affine.run(&x)?.s[0], exact_affine, "affine fused")?;
+    close(affine_unfused.run(&x)?.s[0], exact_affine, "affine unfused")?;
+    let mut hand_out = [0f32; 1];
+    hand_sum.run(
+        &[bytemuck::cast_slice(&x)],
+        &mut [bytemuck::cast_slice_mut(&mut hand_out)],
+    );
+    close(hand_out[0], exact, "hand sum")?;
+
+    let u = random_u32(n, 3);
+    let scan = graphs::Scan::new(gpu)?;
+    let hand_scan = HandGraph::new(gpu, &graphs::HandPrefixSum::SPEC, n as u64);
+    let mut acc = 0u32;
+    let want: Vec<u32> = u
+        .iter()
+        .map(|&v| {
+            let b = acc;
+            acc = acc.wrapping_add(v);
+            b
+        })
+        .collect();
+    if scan.run(&u)?.y != want {
+        return Err("scan: differs from the CPU".into());
+    }
+    let rows = if quick { 256 } else { 4096 };
+    let logits: Vec<f32> = floats(rows * 1024).into_iter().map(|v| v * 8.0).collect();
+    let softmax = graphs::Softmax::new(gpu)?;
+    let probs = softmax.run(&logits)?.probs;
+    for (r, row) in logits.chunks(1024).enumerate().step_by(17) {
+        let top = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let total: f32 = row.iter().map(|v| (v - top).exp()).sum();
+        for (c, &v) in row.iter().enumerate() {
+            let want = (v - top).exp() / total;
+            if (probs[r * 1024 + c] - want).abs() > 1e-5 {
+                return Err(format!(
+                    "softmax row {r} column {c}: {} vs {want}",
+                    probs[r * 1024 + c]
+                )
+                .into());
+            }
+        }
+    }
+
+    let names = [
+        "sum graph",
+        "sum hand",
+        "affine fused",
+        "affine unfused",
+        "scan graph",
+        "scan hand",
+        "softmax graph",
+    ];
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
+    let xb: &[u8] = bytemuck::cast_slice(&x);
+    let ub: &[u8] = bytemuck::cast_slice(&u);
+    for rep in 0..reps {
+        for v in order(names.len(), rep) {
+            let ns = match v {
+                0 => sum.run_reported(&profile, &x)?.1.gpu_ns.map(|t| t as f64),
+                1 => hand_sum.gpu_ns_per_node(gpu, &[xb]).map(|t| t * 2.0),
+                2 => affine
+                    .run_reported(&profile, &x)?
+                    .1
+                    .gpu_ns
+                    .map(|t| t as f64),
+                3 => affine_unfused
+                    .run_reported(&profile, &x)?
+                    .1
+                    .gpu_ns
+                    .map(|t| t as f64),
+                4 => scan.run_reported(&profile, &u)?.1.gpu_ns.map(|t| t as f64),
+                5 => hand_scan.gpu_ns_per_node(gpu, &[ub]).map(|t| t * 5.0),
+                _ => softmax
+                    .run_reported(&profile, &logits)?
+                    .1
+                    .gpu_ns
+                    .map(|t| t as f64),
+            };
+            times[v].extend(ns.map(|t| t / 1e3));
+        }
+    }
+    let workload = |v: usize| match v {
+        0 | 1 => ("sum_f32", n as u64),
+        2 | 3 => ("affine_sum_f32", n as u64),
+        4 | 5 => ("exclusive_scan_u32", n as u64),
+        _ => ("softmax_rows_x1024", rows as u64),
+    };
+    Ok(names
+        .iter()
+        .enumerate()
+        .map(|(v, name)| ReduceRow {
+            workload: workload(v).0,
+            n: workload(v).1,
+            variant: name,
+            gpu_us: median(&mut times[v]),
+        })
+        .collect())
+}
+
+/// The rows as a table, with bandwidth for the whole-buffer workloads.
+pub fn print(rows: &[ReduceRow]) {
+    println!(
+        "{:<22} {:>10} {:<16} {:>12} {:>10}",
+        "workload", "n", "variant", "GPU µs", "GB/s"
+    );
+    for r in rows {
+        let bytes = match r.workload {
+            "sum_f32" | "affine_sum_f32" => r.n as f64 * 4.0,
+            "exclusive_scan_u32" => r.n as f64 * 8.0,
+            _ => r.n as f64 * 1024.0 * 4.0 * 2.0,
+        };
+        println!(
+            "{:<22} {:>10} {:<16} {:>12.1} {:>10.1}",
+            r.workload,
+            r.n,
+            r.variant,
+            r.gpu_us,
+            bytes / (r.gpu_us * 1e3)
+        );
+    }
+}
+
+/// The rows as JSON.
+pub fn json(gpu: &Gpu, quick: bool, rows: &[ReduceRow]) -> String {
+    let items: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "    {{\"workload\": \"{}\", \"n\": {}, \"variant\": \"{}\", \"gpu_us\": {:.3}}}",
+                r.workload, r.n, r.variant, r.gpu_us
+            )
+        })
+        .collect();
+    format!(
+        "{{\n  \"mode\": \"reduce\",\n  \"adapter\": \"{}\",\n  \"quick\": {quick},\n  \"rows\": [\n{}\n  ]\n}}\n",
+        crate::measure::json_escape(&gpu.adapter().to_string()),
+        items.join(",\n")
+    )
+}

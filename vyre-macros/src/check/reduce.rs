@@ -1,0 +1,457 @@
+//! Lowers built-in reductions and scans (`model/reduce.rs`) into generated
+//! kernels (`reduce_wgsl.rs`), intermediate buffers and ordinary nodes,
+//! before the graph is analysed, so that everything after this step
+//! (analysis, hazards, aliasing, folding, the runtime) sees plain nodes.
+//! The generated kernels go through the same load, validate and reflect
+//! path as the user's.
+//!
+//! | written | lowered to |
+//! |---|---|
+//! | `reduce op(x) -> s` | `x` → partials of 4,096 → partials of 4,096² → `s[0]` (three nodes) |
+//! | `reduce op(x) over [R, C] -> m` | one node, one workgroup per row |
+//! | `scan kind op(x) -> y` | block totals of `x` (2,048 each), their totals, an exclusive scan of those, the block offsets, then `x` scanned from each block's offset (five nodes) |
+//! | `scan kind op(x) over [R, C] -> y` | one node, one workgroup per row |
+
+use naga::valid::Capabilities;
+use proc_macro2::Span;
+use syn::{Ident, LitStr};
+
+use super::kernels::{Checked, check_kernels};
+use super::reduce_wgsl::{
+    Generated, REDUCE_SEGMENT, SCAN_TILE, Segment, Source, WORKGROUP, scalar,
+};
+use crate::diag::Diagnostics;
+use crate::model::{
+    BindArg, BufferClass, BufferDecl, BufferRef, Extent, ExtentExpr, GraphInput, KernelDecl,
+    KernelSource, NodeDecl, NodeItem, Prim, RustTy, SizeDecl,
+};
+use crate::model::{ReduceDecl, ReduceKind};
+
+/// What one reduction becomes.
+struct Lowered {
+    at: usize,
+    kernels: Vec<KernelDecl>,
+    buffers: Vec<BufferDecl>,
+    nodes: Vec<NodeDecl>,
+    readers: Vec<Reader>,
+}
+
+/// A generated node that reads the source buffer of a reduction or scan
+/// through its `src` global: what fusion on read may rewrite.
+pub struct Reader {
+    /// The source buffer.
+    pub src: Ident,
+    /// The node's label (also its kernel's name).
+    pub node: String,
+    /// Its kernel, to be written again for another source.
+    pub kernel: Generated,
+}
+
+/// Replaces every reduction and scan of `graph` by generated kernels (checked
+/// into `checked`, one interface per kernel as for the user's), buffers and
+/// nodes in its place; errors go to `diag`.
+pub fn lower_reductions(
+    graph: &mut GraphInput,
+    checked: &mut Checked,
+    caps: Capabilities,
+    diag: &mut Diagnostics,
+) -> Vec<Reader> {
+    let decls = std::mem::take(&mut graph.reductions);
+    let mut lowered = Vec::new();
+    let mut readers = Vec::new();
+    for decl in &decls {
+        match lower_one(graph, checked, decl) {
+            Ok(l) => lowered.push(l),
+            Err(e) => diag.push(e),
+        }
+    }
+    for l in lowered.into_iter().rev() {
+        let more = check_kernels(&l.kernels, caps, diag);
+        checked.interfaces.extend(more.interfaces);
+        checked.partial.extend(more.partial);
+        graph.kernels.extend(l.kernels);
+        readers.extend(l.readers);
+        graph.buffers.extend(l.buffers);
+        let at = l.at.min(graph.items.len());
+        graph
+            .items
+            .splice(at..at, l.nodes.into_iter().map(NodeItem::Node));
+    }
+    readers
+}
+
+fn lower_one(graph: &GraphInput, checked: &Checked, d: &ReduceDecl) -> syn::Result<Lowered> {
+    let src = buffer(graph, &d.src)?;
+    let dst = buffer(graph, &d.dst)?;
+    let ty = element_type(graph, checked, d)?;
+    let mut out = Lowered {
+        at: d.at,
+        kernels: Vec::new(),
+        buffers: Vec::new(),
+        nodes: Vec::new(),
+        readers: Vec::new(),
+    };
+    let what = if d.kind == ReduceKind::Reduce {
+        "reduce"
+    } else {
+        "scan"
+    };
+    if let Some([rows, cols]) = d.rows {
+        let (segment, groups) = match (rows.extent.mul, cols.extent.mul) {
+            (_, 0) if cols.extent.add > 0 => (Segment::Fixed(cols.extent.add), rows.extent),
+            (0, _) if rows.extent.add > 0 => (
+                Segment::PerRow(rows.extent.add),
+                Extent::constant(rows.extent.add),
+            ),
+            _ => {
+                return Err(syn::Error::new(
+                    rows.span,
+                    format!(
+                        "a segmented `{what}` needs a constant, non-zero number of rows or of columns (sizes are linear in n): e.g. `over [n / 1024, 1024]` or `over [4, n / 4]`"
+                    ),
+                ));
+            }
+        };
+        let want = if d.kind == ReduceKind::Reduce {
+            groups
+        } else {
+            src.len.extent
+        };
+        check_len(
+            dst,
+            want,
+            &d.dst,
+            if d.kind == ReduceKind::Reduce {
+                "one value per row of `over [rows, cols]`"
+            } else {
+                "one value per element it scans"
+            },
+        )?;
+        let over = scaled(groups, 1, WORKGROUP)?;
+        let kernel = if d.kind == ReduceKind::Reduce {
+            Generated::Reduce(d.op, ty, segment)
+        } else {
+            Generated::Scan(d.op, ty, d.kind, segment, false)
+        };
+        out.node(
+            d,
+            "rows",
+            kernel,
+            &[("src", &d.src), ("vyre_dst", &d.dst)],
+            over,
+        );
+        return Ok(out);
+    }
+    if d.kind == ReduceKind::Reduce {
+        whole_reduce(&mut out, d, src, dst, ty)?;
+    } else {
+        whole_scan(&mut out, d, src, dst, ty)?;
+    }
+    Ok(out)
+}
+
+/// `reduce op(x) -> s`: three levels.
+fn whole_reduce(
+    out: &mut Lowered,
+    d: &ReduceDecl,
+    src: &BufferDecl,
+    dst: &BufferDecl,
+    ty: &'static str,
+) -> syn::Result<()> {
+    let n = src.len.extent;
+    {
+        check_len(dst, Extent::constant(1), &d.dst, "one value")?;
+        let k = REDUCE_SEGMENT;
+        let p1 = out.buffer(d, "partials1", scaled(n, k, 1)?);
+        let p2 = out.buffer(d, "partials2", scaled(n, k * k, 1)?);
+        let fixed = Generated::Reduce(d.op, ty, Segment::Fixed(k));
+        out.node(
+            d,
+            "level1",
+            fixed,
+            &[("src", &d.src), ("vyre_dst", &p1)],
+            scaled(n, k, WORKGROUP)?,
+        );
+        out.node(
+            d,
+            "level2",
+            fixed,
+            &[("src", &p1), ("vyre_dst", &p2)],
+            scaled(n, k * k, WORKGROUP)?,
+        );
+        let last = Generated::Reduce(d.op, ty, Segment::Whole);
+        out.node(
+            d,
+            "level3",
+            last,
+            &[("src", &p2), ("vyre_dst", &d.dst)],
+            Extent::constant(WORKGROUP),
+        );
+    }
+    Ok(())
+}
+
+/// `scan kind op(x) -> y`: reduce, then scan.
+fn whole_scan(
+    out: &mut Lowered,
+    d: &ReduceDecl,
+    src: &BufferDecl,
+    dst: &BufferDecl,
+    ty: &'static str,
+) -> syn::Result<()> {
+    let n = src.len.extent;
+    check_len(dst, n, &d.dst, "one value per element it scans")?;
+    let k = SCAN_TILE;
+    let t1 = out.buffer(d, "totals1", scaled(n, k, 1)?);
+    let t2 = out.buffer(d, "totals2", scaled(n, k * k, 1)?);
+    let e1 = out.buffer(d, "offsets1", scaled(n, k, 1)?);
+    let e2 = out.buffer(d, "offsets2", scaled(n, k * k, 1)?);
+    let fixed = Generated::Reduce(d.op, ty, Segment::Fixed(k));
+    let (one, two) = (scaled(n, k, WORKGROUP)?, scaled(n, k * k, WORKGROUP)?);
+    out.node(
+        d,
+        "totals1",
+        fixed,
+        &[("src", &d.src), ("vyre_dst", &t1)],
+        one,
+    );
+    out.node(d, "totals2", fixed, &[("src", &t1), ("vyre_dst", &t2)], two);
+    let top = Generated::Scan(d.op, ty, ReduceKind::Exclusive, Segment::Whole, false);
+    out.node(
+        d,
+        "offsets2",
+        top,
+        &[("src", &t2), ("vyre_dst", &e2)],
+        Extent::constant(WORKGROUP),
+    );
+    let mid = Generated::Scan(d.op, ty, ReduceKind::Exclusive, Segment::Fixed(k), true);
+    out.node(
+        d,
+        "offsets1",
+        mid,
+        &[("src", &t1), ("vyre_offs", &e2), ("vyre_dst", &e1)],
+        two,
+    );
+    let last = Generated::Scan(d.op, ty, d.kind, Segment::Fixed(k), true);
+    out.node(
+        d,
+        "scan",
+        last,
+        &[("src", &d.src), ("vyre_offs", &e1), ("vyre_dst", &d.dst)],
+        one,
+    );
+    Ok(())
+}
+
+impl Lowered {
+    /// An intermediate buffer `label__part` of `len` elements.
+    fn buffer(&mut self, d: &ReduceDecl, part: &str, len: Extent) -> Ident {
+        let name = Ident::new(&format!("{}__{part}", d.label), d.label.span());
+        self.buffers.push(BufferDecl {
+            class: BufferClass::Intermediate,
+            name: name.clone(),
+            len: ExtentExpr {
+                extent: len,
+                span: d.label.span(),
+            },
+            texture: None,
+            append: None,
+        });
+        name
+    }
+
+    /// A node `label__part` (or `label` for the last one) running a
+    /// generated kernel of that name over `over` invocations.
+    fn node(
+        &mut self,
+        d: &ReduceDecl,
+        part: &str,
+        kernel: Generated,
+        args: &[(&str, &Ident)],
+        over: Extent,
+    ) {
+        let span = d.label.span();
+        let name = Ident::new(&format!("{}__{part}", d.label), span);
+        if args
+            .first()
+            .is_some_and(|(b, t)| *b == "src" && **t == d.src)
+        {
+            self.readers.push(Reader {
+                src: d.src.clone(),
+                node: name.to_string(),
+                kernel,
+            });
+        }
+        self.kernels.push(KernelDecl {
+            name: name.clone(),
+            source: KernelSource::Literal(LitStr::new(
+                &kernel.wgsl(&Source::buffer(kernel.ty())),
+                span,
+            )),
+            entry: None,
+        });
+        self.nodes.push(NodeDecl {
+            keyword: Ident::new("node", d.keyword.span()),
+            label: Some(name.clone()),
+            kernel: name,
+            args_span: span,
+            args: args
+                .iter()
+                .map(|(binding, target)| BindArg {
+                    binding: Ident::new(binding, span),
+                    target: BufferRef::Name((*target).clone()),
+                })
+                .collect(),
+            size: SizeDecl::Over(ExtentExpr { extent: over, span }),
+            overrides: Vec::new(),
+            unfused: false,
+        });
+    }
+}
+
+/// `ceil(e / per) * times`, as an extent (exact for `add == 0`; an upper
+/// bound otherwise, whose extra workgroups write the identity).
+fn scaled(e: Extent, per: u64, times: u64) -> syn::Result<Extent> {
+    let overflow = || syn::Error::new(Span::call_site(), "a reduction's size overflows");
+    let mul = e.mul.checked_mul(times).ok_or_else(overflow)?;
+    let div = e.div.checked_mul(per).ok_or_else(overflow)?;
+    let add = e
+        .add
+        .div_ceil(per)
+        .checked_mul(times)
+        .ok_or_else(overflow)?;
+    Ok(normal(Extent { mul, div, add }))
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// `e` with `mul / div` in lowest terms (a constant as `0 / 1`).
+pub fn normal(e: Extent) -> Extent {
+    if e.mul == 0 {
+        return Extent::constant(e.add);
+    }
+    let g = gcd(e.mul, e.div).max(1);
+    Extent {
+        mul: e.mul / g,
+        div: e.div / g,
+        add: e.add,
+    }
+}
+
+fn check_len(dst: &BufferDecl, want: Extent, name: &Ident, what: &str) -> syn::Result<()> {
+    if normal(dst.len.extent) == normal(want) {
+        return Ok(());
+    }
+    Err(syn::Error::new(
+        dst.len.span,
+        format!(
+            "`{name}` has length {}, but this node writes {what}: declare it with length {want} (`{} {name}[{want}];`)",
+            crate::model::Written(dst.len.extent),
+            match dst.class {
+                BufferClass::Output => "output",
+                BufferClass::InOut => "inout",
+                _ => "intermediate",
+            },
+            want = crate::model::Written(normal(want)),
+        ),
+    ))
+}
+
+fn buffer<'g>(graph: &'g GraphInput, name: &Ident) -> syn::Result<&'g BufferDecl> {
+    let b = graph.buffers.iter().find(|b| b.name == *name).ok_or_else(|| {
+        syn::Error::new(name.span(), format!("unknown buffer `{name}`: declare it (`input {name}[n];`, `output {name}[1];`, ...)"))
+    })?;
+    if b.texture.is_some() || b.append.is_some() || b.class == BufferClass::Uniform {
+        return Err(syn::Error::new(
+            name.span(),
+            format!(
+                "`{name}` is not a plain storage buffer: reductions and scans work on `input`, `inout`, `intermediate` and `output` buffers of f32, u32 or i32"
+            ),
+        ));
+    }
+    Ok(b)
+}
+
+/// The element type: `<T>` as written, else the type a user kernel binds the
+/// source or destination with.
+fn element_type(
+    graph: &GraphInput,
+    checked: &Checked,
+    d: &ReduceDecl,
+) -> syn::Result<&'static str> {
+    let what = format!("{} {}", d.keyword, d.op.name());
+    if let Some(ty) = &d.ty {
+        let found = [Prim::F32, Prim::U32, Prim::I32]
+            .into_iter()
+            .filter_map(scalar)
+            .find(|s| ty == s);
+        return found.ok_or_else(|| {
+            syn::Error::new(
+                ty.span(),
+                format!("`{what}` works on f32, u32 or i32, not `{ty}`"),
+            )
+        });
+    }
+    if let Some((buffer, kernel, binding)) = bindings_of(graph, checked, &[&d.src, &d.dst])
+        .into_iter()
+        .next()
+    {
+        return match (&binding.element, binding.header.is_none()) {
+            (RustTy::Prim(p), true) if let Some(ty) = scalar(*p) => Ok(ty),
+            _ => Err(syn::Error::new(
+                buffer.span(),
+                format!(
+                    "`{what}` combines numbers (f32, u32 or i32), but `{buffer}` holds `{}` (kernel `{kernel}` binds it as `{}`)",
+                    binding
+                        .wgsl_type
+                        .strip_prefix("array<")
+                        .and_then(|t| t.strip_suffix('>'))
+                        .unwrap_or(&binding.wgsl_type),
+                    binding.wgsl_type
+                ),
+            )),
+        };
+    }
+    Err(syn::Error::new(
+        d.src.span(),
+        format!(
+            "cannot tell the element type of `{}`: no kernel binds it; write it: `{what}<f32>({})`",
+            d.src, d.src
+        ),
+    ))
+}
+
+/// Every (buffer, kernel, binding) of a user node binding one of `names`.
+fn bindings_of<'g>(
+    graph: &'g GraphInput,
+    checked: &'g Checked,
+    names: &[&'g Ident],
+) -> Vec<(&'g Ident, &'g Ident, &'g crate::model::ReflectedBinding)> {
+    let mut found = Vec::new();
+    let nodes = graph.items.iter().flat_map(|item| match item {
+        NodeItem::Node(n) => std::slice::from_ref(n).iter(),
+        NodeItem::Repeat(r) => r.nodes.iter(),
+    });
+    for node in nodes {
+        let Some(k) = graph.kernels.iter().position(|k| k.name == node.kernel) else {
+            continue;
+        };
+        let Some(Some(interface)) = checked.interfaces.get(k) else {
+            continue;
+        };
+        for arg in &node.args {
+            let target = match &arg.target {
+                BufferRef::Name(t) => t,
+                BufferRef::Alternate { a, .. } => a,
+            };
+            if let Some(name) = names.iter().find(|n| **n == target)
+                && let Some(b) = interface.binding(&arg.binding.to_string())
+            {
+                found.push((*name, &node.kernel, b));
+            }
+        }
+    }
+    found
+}

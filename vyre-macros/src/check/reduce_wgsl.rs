@@ -1,0 +1,224 @@
+//! The WGSL of the kernels that reductions and scans lower to
+//! (`check/reduce.rs`), as plain text. Two kernels, each a workgroup of 256
+//! invocations working on one *segment* of its source (`SEG` elements from
+//! `workgroup_id.x * SEG`), so that the same input always combines in the
+//! same order, whatever the adapter:
+//!
+//! - `reduce`: each invocation combines the segment's elements
+//!   `lid, lid + 256, ..` (coalesced loads), then a fixed binary tree in
+//!   workgroup memory combines the 256 partial values; the result goes to
+//!   `dst[workgroup]`.
+//! - `scan`: the segment is scanned in tiles of 2,048 elements: coalesced
+//!   loads into workgroup memory, each invocation scans its 8 consecutive
+//!   elements, a Hillis-Steele scan of the 256 invocation totals, then a
+//!   coalesced store. The carry into the segment is `offs[workgroup]` (the
+//!   combined earlier segments) or the identity.
+//!
+//! Float `max`/`min` return NaN when any element is NaN, and order `-0`
+//! below `+0`; integer `sum` wraps (WGSL's `+`).
+
+use crate::model::Prim;
+use crate::model::{ReduceKind, ReduceOp};
+
+/// Invocations per workgroup of every generated kernel.
+pub const WORKGROUP: u64 = 256;
+/// Elements per workgroup of a whole-buffer reduction level.
+pub const REDUCE_SEGMENT: u64 = 4096;
+/// Elements per tile of a scan, and per workgroup of a whole-buffer scan level.
+pub const SCAN_TILE: u64 = 2048;
+
+/// Where a generated kernel reads its elements from: a storage buffer
+/// `src`, or (fused on read) the element-wise kernel that produces them.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// Module-scope declarations (the `src` global, or the producer's text).
+    pub decls: String,
+    /// The body of `fn vyre_load(i: u32) -> T`.
+    pub load: String,
+    /// The number of elements, a WGSL expression.
+    pub len: String,
+    /// The first binding of group 0 the kernel's own globals may use.
+    pub next_binding: u32,
+}
+
+impl Source {
+    /// A plain `array<ty>` storage buffer `src` at binding 0.
+    pub fn buffer(ty: &str) -> Source {
+        Source {
+            decls: format!("@group(0) @binding(0) var<storage, read> src: array<{ty}>;\n"),
+            load: "return src[i];".to_owned(),
+            len: "arrayLength(&src)".to_owned(),
+            next_binding: 1,
+        }
+    }
+
+    fn text(&self, ty: &str) -> String {
+        format!(
+            "{}fn vyre_load(i: u32) -> {ty} {{\n    {}\n}}\n",
+            self.decls, self.load
+        )
+    }
+}
+
+/// Where a kernel's segment length comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum Segment {
+    /// A constant number of elements.
+    Fixed(u64),
+    /// The source's length divided by a constant number of rows.
+    PerRow(u64),
+    /// The whole source (one workgroup).
+    Whole,
+}
+
+impl Segment {
+    fn wgsl(self, len: &str) -> String {
+        match self {
+            Segment::Fixed(k) => format!("{k}u"),
+            Segment::PerRow(r) => format!("max({len} / {r}u, 1u)"),
+            Segment::Whole => format!("max({len}, 1u)"),
+        }
+    }
+}
+
+/// The WGSL name of a scalar the generated kernels support.
+pub fn scalar(prim: Prim) -> Option<&'static str> {
+    match prim {
+        Prim::F32 => Some("f32"),
+        Prim::U32 => Some("u32"),
+        Prim::I32 => Some("i32"),
+        _ => None,
+    }
+}
+
+/// The operation's identity for `ty`: 0, -inf/+inf, or the type's min/max.
+fn identity(op: ReduceOp, ty: &str) -> &'static str {
+    match (op, ty) {
+        (ReduceOp::Sum, "f32") => "0.0f",
+        (ReduceOp::Sum, "u32") => "0u",
+        (ReduceOp::Sum, _) => "0i",
+        (ReduceOp::Max, "f32") => "bitcast<f32>(0xff800000u)",
+        (ReduceOp::Min, "f32") => "bitcast<f32>(0x7f800000u)",
+        (ReduceOp::Max, "u32") => "0u",
+        (ReduceOp::Min, "u32") => "0xffffffffu",
+        (ReduceOp::Max, _) => "bitcast<i32>(0x80000000u)",
+        (ReduceOp::Min, _) => "0x7fffffffi",
+    }
+}
+
+/// `vyre_combine(a, b)` for the operation on `ty`.
+fn combine(op: ReduceOp, ty: &str) -> String {
+    let body = match (op, ty) {
+        (ReduceOp::Sum, _) => "return a + b;".to_owned(),
+        (ReduceOp::Max | ReduceOp::Min, "f32") => {
+            let (cmp, bits) = if op == ReduceOp::Max {
+                (">", "&")
+            } else {
+                ("<", "|")
+            };
+            format!(
+                "// NaN by its bits: drivers may fold `a != a` away.\n    if (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u {{ return a; }}\n    if (bitcast<u32>(b) & 0x7fffffffu) > 0x7f800000u {{ return b; }}\n    if a == b {{ return bitcast<f32>(bitcast<u32>(a) {bits} bitcast<u32>(b)); }}\n    return select(a, b, b {cmp} a);"
+            )
+        }
+        (ReduceOp::Max, _) => "return max(a, b);".to_owned(),
+        (ReduceOp::Min, _) => "return min(a, b);".to_owned(),
+    };
+    format!("fn vyre_combine(a: {ty}, b: {ty}) -> {ty} {{\n    {body}\n}}\n")
+}
+
+/// The header shared by both kernels: the identity and `vyre_combine`.
+fn prelude(op: ReduceOp, ty: &str, what: &str) -> String {
+    format!(
+        "// Generated by graph! for `{what}` on {ty}: a fixed combining order, so the same input gives the same bits.\nfn vyre_identity() -> {ty} {{ return {}; }}\n{}",
+        identity(op, ty),
+        combine(op, ty)
+    )
+}
+
+/// The bounds `[start, end)` of this workgroup's segment.
+fn bounds(segment: Segment, src: &Source) -> String {
+    format!(
+        "    let len = {};\n    let seg = {};\n    let w = wid.x;\n    var start = len;\n    if w <= len / seg {{ start = w * seg; }}\n    let end = start + min(seg, len - start);\n",
+        src.len,
+        segment.wgsl(&src.len)
+    )
+}
+
+/// A reduction level: `dst[w]` = the combination of segment `w` of `src`.
+pub fn reduce_kernel(op: ReduceOp, ty: &str, segment: Segment, src: &Source) -> String {
+    let mut s = prelude(op, ty, &format!("reduce {}", op.name()));
+    s.push_str(&src.text(ty));
+    let b = src.next_binding;
+    s.push_str(&format!(
+        "@group(0) @binding({b}) var<storage, read_write> vyre_dst: array<{ty}>;\nvar<workgroup> part: array<{ty}, {WORKGROUP}>;\n\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
+    ));
+    s.push_str(&bounds(segment, src));
+    s.push_str(&format!(
+        "    var acc = vyre_identity();\n    for (var i = start + lid.x; i < end; i += {WORKGROUP}u) {{\n        acc = vyre_combine(acc, vyre_load(i));\n    }}\n    part[lid.x] = acc;\n    workgroupBarrier();\n    for (var s = {}u; s > 0u; s >>= 1u) {{\n        if lid.x < s {{ part[lid.x] = vyre_combine(part[lid.x], part[lid.x + s]); }}\n        workgroupBarrier();\n    }}\n    if lid.x == 0u && w < arrayLength(&vyre_dst) {{ vyre_dst[w] = part[0]; }}\n}}\n",
+        WORKGROUP / 2
+    ));
+    s
+}
+
+/// A scan level: segment `w` of `src` scanned into `dst`, starting from
+/// `offs[w]` when `offsets`, else from the identity.
+pub fn scan_kernel(
+    op: ReduceOp,
+    ty: &str,
+    kind: ReduceKind,
+    segment: Segment,
+    offsets: bool,
+    src: &Source,
+) -> String {
+    let per = SCAN_TILE / WORKGROUP;
+    let exclusive = kind == ReduceKind::Exclusive;
+    let mut s = prelude(op, ty, &format!("scan {}", op.name()));
+    s.push_str(&src.text(ty));
+    let b = src.next_binding;
+    if offsets {
+        s.push_str(&format!(
+            "@group(0) @binding({b}) var<storage, read> vyre_offs: array<{ty}>;\n"
+        ));
+    }
+    let b = b + 1;
+    s.push_str(&format!(
+        "@group(0) @binding({b}) var<storage, read_write> vyre_dst: array<{ty}>;\nvar<workgroup> tile: array<{ty}, {SCAN_TILE}>;\nvar<workgroup> sums: array<{ty}, {WORKGROUP}>;\n\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
+    ));
+    s.push_str(&bounds(segment, src));
+    s.push_str("    var carry = vyre_identity();\n");
+    if offsets {
+        s.push_str("    if w < arrayLength(&vyre_offs) { carry = vyre_offs[w]; }\n");
+    }
+    s.push_str(&format!(
+        "    for (var base = start; base < end; base += {SCAN_TILE}u) {{\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            var v = vyre_identity();\n            if base + j < end {{ v = vyre_load(base + j); }}\n            tile[j] = v;\n        }}\n        workgroupBarrier();\n        var acc = vyre_identity();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            acc = vyre_combine(acc, tile[j]);\n            tile[j] = acc;\n        }}\n        sums[lid.x] = acc;\n        workgroupBarrier();\n        for (var d = 1u; d < {WORKGROUP}u; d <<= 1u) {{\n            var t = sums[lid.x];\n            if lid.x >= d {{ t = vyre_combine(sums[lid.x - d], t); }}\n            workgroupBarrier();\n            sums[lid.x] = t;\n            workgroupBarrier();\n        }}\n        var pre = carry;\n        if lid.x > 0u {{ pre = vyre_combine(carry, sums[lid.x - 1u]); }}\n        var prev = pre;\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            let inc = vyre_combine(pre, tile[j]);\n            tile[j] = {};\n            prev = inc;\n        }}\n        carry = vyre_combine(carry, sums[{}u]);\n        workgroupBarrier();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            if base + j < end {{ vyre_dst[base + j] = tile[j]; }}\n        }}\n        workgroupBarrier();\n    }}\n}}\n",
+        if exclusive { "prev" } else { "inc" },
+        WORKGROUP - 1
+    ));
+    s
+}
+
+/// A generated kernel, to be written for a given [`Source`].
+#[derive(Clone, Copy, Debug)]
+pub enum Generated {
+    /// [`reduce_kernel`].
+    Reduce(ReduceOp, &'static str, Segment),
+    /// [`scan_kernel`], with offsets or not.
+    Scan(ReduceOp, &'static str, ReduceKind, Segment, bool),
+}
+
+impl Generated {
+    /// The kernel's WGSL reading from `src`.
+    pub fn wgsl(self, src: &Source) -> String {
+        match self {
+            Generated::Reduce(op, ty, seg) => reduce_kernel(op, ty, seg, src),
+            Generated::Scan(op, ty, kind, seg, offs) => scan_kernel(op, ty, kind, seg, offs, src),
+        }
+    }
+
+    /// The element type.
+    pub fn ty(self) -> &'static str {
+        match self {
+            Generated::Reduce(_, ty, _) | Generated::Scan(_, ty, ..) => ty,
+        }
+    }
+}
