@@ -105,6 +105,13 @@ fn the_idioms_of_the_own_index() {
          dst[i] = select(0u, src[i], inside);",
     );
     assert_own(GID, "", "let i = i32(g.x); dst[i] = src[i];");
+    // A `var` assigned once, before every read of it.
+    assert_own(
+        GID_NWG,
+        "",
+        "var i = g.x + g.y * nwg.x * 256u;
+         if i < arrayLength(&dst) { for (var k = 0u; k < 2u; k++) { dst[i] = src[i] + k; } }",
+    );
     assert_own(
         GID,
         "",
@@ -146,6 +153,14 @@ fn look_alikes_are_not_the_own_index() {
     assert_not_own(WID_LID, "", "dst[wid.x] = 1u;");
     assert_not_own(WID_LID, "", "dst[lid.x] = 1u;");
     assert_not_own(GID, "", "dst[g.x / 1u] = 1u;");
+    // A `var` assigned twice, or read before its one assignment.
+    assert_not_own(GID, "", "var i = g.x; i = i + 1u; dst[i] = 1u;");
+    assert_not_own(GID, "", "var i = g.x; if g.x > 3u { i = 0u; } dst[i] = 1u;");
+    assert_not_own(
+        GID,
+        "",
+        "var i: u32; loop { dst[i] = 1u; i = g.x; if i > 0u { break; } }",
+    );
     // Mixing indexes: one access off the own index is enough.
     assert_not_own(GID, "", "dst[g.x] = 1u; dst[0u] = 2u;");
     assert_not_own(

@@ -20,9 +20,10 @@
 //! `wid.x * 128u + lid.x` at `W = 64` do not.
 //!
 //! Expressions are evaluated in arena order (operands come first), once per
-//! function and call site; integer-typed values the ring cannot follow
-//! (a division, a load, a `select` of two different values) become opaque
-//! atoms, which is exact: `g.y * x` is zero whatever `x` is.
+//! function and call site; a load of a `var` that holds one value (see
+//! [`super::locals`]) is that value; integer-typed values the ring cannot
+//! follow (a division, a buffer load, a `select` of two different values)
+//! become opaque atoms, which is exact: `g.y * x` is zero whatever `x` is.
 
 use std::collections::{HashMap, HashSet};
 
@@ -115,6 +116,16 @@ impl<'m> Walk<'m> {
         }
         let mut calls = HashMap::new();
         collect_calls(&f.body, &mut calls);
+        // `var`s that hold one value: their loads are that value.
+        let single = super::locals::single_stores(f);
+        let stored: HashMap<Handle<Expression>, Handle<Expression>> = f
+            .expressions
+            .iter()
+            .filter_map(|(h, e)| match e {
+                Expression::LocalVariable(v) => single.get(v).map(|&value| (h, value)),
+                _ => None,
+            })
+            .collect();
         let mut values: Vec<Option<Value>> = Vec::with_capacity(f.expressions.len());
         for (h, e) in f.expressions.iter() {
             // Every callee is walked (its accesses count) whatever it returns.
@@ -133,6 +144,7 @@ impl<'m> Walk<'m> {
                         values: &values,
                         args: &args,
                         types: &types,
+                        stored: &stored,
                     }
                     .expression(h, e),
                 };
@@ -341,6 +353,8 @@ struct Eval<'a> {
     values: &'a [Option<Value>],
     args: &'a [Option<Value>],
     types: &'a Typifier,
+    /// Pointers to single-value `var`s and the value each holds.
+    stored: &'a HashMap<Handle<Expression>, Handle<Expression>>,
 }
 
 impl Eval<'_> {
@@ -423,6 +437,7 @@ impl Eval<'_> {
                 // from anything else the operand has no value here.
                 self.value(expr).cloned()
             }
+            Expression::Load { pointer } => self.value(*self.stored.get(&pointer)?).cloned(),
             Expression::Select { accept, reject, .. } => {
                 let (a, r) = (self.value(accept)?, self.value(reject)?);
                 (a == r).then(|| a.clone())

@@ -54,6 +54,7 @@ mod codegen;
 mod eligibility;
 mod group;
 mod index;
+mod locals;
 mod members;
 mod positions;
 mod registers;
