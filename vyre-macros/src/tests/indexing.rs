@@ -275,3 +275,27 @@ fn chains_written_with_position_builtins_fuse() {
         assert!(super::fuse::groups(&out).is_empty(), "{wrong}: {out}");
     }
 }
+
+#[test]
+fn nested_helpers_are_followed_until_too_many() {
+    // h_k(x) = h_{k-1}(x) + h_{k-1}(x) - x = x: 2^k call sites to follow.
+    let helpers = |levels: usize| {
+        let mut s = String::from("fn h0(x: u32) -> u32 { return x; }\n");
+        for k in 1..=levels {
+            s.push_str(&format!(
+                "fn h{k}(x: u32) -> u32 {{ return h{j}(x) + h{j}(x) - x; }}\n",
+                j = k - 1
+            ));
+        }
+        s
+    };
+    assert_eq!(
+        own(GID, &helpers(4), "dst[h4(g.x)] = src[h4(g.x)];"),
+        Ok((true, true))
+    );
+    // Past the limit the kernel stays element-wise, its buffers read-only.
+    assert_eq!(
+        own(GID, &helpers(9), "dst[h9(g.x)] = src[g.x];"),
+        Ok((false, false))
+    );
+}

@@ -122,8 +122,9 @@ fn elementwise(module: &Module, entry: &str) -> Result<ElementWise, &'static str
     for f in functions {
         allowed_block(&f.body)?;
     }
-    let off = globals_off_own_index(module, &ep.function, args, &own_index(size_x))
-        .ok_or("too large to follow its indexes")?;
+    // A kernel too large to follow is still element-wise; fusion may then
+    // only read its buffers.
+    let off = globals_off_own_index(module, &ep.function, args, &own_index(size_x));
     let mut storage = HashMap::new();
     for (h, g) in module.global_variables.iter() {
         if !matches!(g.space, AddressSpace::Storage { .. }) || g.binding.is_none() {
@@ -135,7 +136,7 @@ fn elementwise(module: &Module, entry: &str) -> Result<ElementWise, &'static str
         storage.insert(
             name,
             StorageFacts {
-                own_index: !off.contains(&h),
+                own_index: off.as_ref().is_some_and(|off| !off.contains(&h)),
                 array_type: array_type(module, g.ty),
             },
         );

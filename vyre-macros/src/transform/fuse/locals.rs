@@ -34,10 +34,7 @@ pub fn single_stores(f: &Function) -> HashMap<Handle<LocalVariable>, Handle<Expr
             _ => {}
         }
     }
-    let mut stores: HashMap<
-        Handle<LocalVariable>,
-        Vec<(Handle<Expression>, HashSet<Handle<Expression>>)>,
-    > = HashMap::new();
+    let mut stores = Stores::new();
     collect_stores(&f.body, &var_of, &mut stores, &mut refused);
     let mut out = HashMap::new();
     for (v, list) in stores {
@@ -58,8 +55,12 @@ pub fn single_stores(f: &Function) -> HashMap<Handle<LocalVariable>, Handle<Expr
     out
 }
 
-type Stores =
-    HashMap<Handle<LocalVariable>, Vec<(Handle<Expression>, HashSet<Handle<Expression>>)>>;
+/// By variable: each store's value and the expressions emitted after it
+/// in its block.
+type Stores = HashMap<Handle<LocalVariable>, Vec<(Handle<Expression>, After)>>;
+
+/// Expressions emitted after a statement in its block.
+type After = HashSet<Handle<Expression>>;
 
 /// Each store to a variable, with the expressions emitted after it in its
 /// block; variables passed to a function are refused.
