@@ -273,7 +273,7 @@ fn fold_against_gx(chain: &Chain64, fold: &Chain64Fold, x: &[u32], reps: usize) 
     let (mut gx, mut folded) = (Vec::new(), Vec::new());
     let mut a = Chain64Outputs::default();
     let mut b = Chain64FoldOutputs::default();
-    for rep in 0..reps.max(6) {
+    for rep in 0..reps.max(6) * 2 {
         let mut time_gx = || {
             time_ms(|| {
                 chain.run_into(&config, &mut a, x).expect("g.x");

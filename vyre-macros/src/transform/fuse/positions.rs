@@ -6,14 +6,17 @@
 //!
 //! | builtin | plain entry point | grid-stride loop (element `i`) |
 //! |---|---|---|
-//! | `global_invocation_id` | `(lin * W + l.x, l.y, l.z)` | `(i, l.y, l.z)` |
+//! | `global_invocation_id` | `(lin * W + l.x, 0, 0)` | `(i, 0, 0)` |
 //! | `workgroup_id` | `(lin, 0, 0)` | `(i / W, 0, 0)` |
 //! | `num_workgroups` | `(nwg.x * nwg.y * nwg.z, 1, 1)` | `(total / W, 1, 1)` |
-//! | `local_invocation_id` | `l` | `(i % W, l.y, l.z)` |
+//! | `local_invocation_id` | `(l.x, 0, 0)` | `(i % W, 0, 0)` |
 //! | `local_invocation_index` | `l.x` | `i % W` |
 //!
 //! (`lin` the linear workgroup index of the folded grid, `total` the plain
-//! grid's invocation count, a multiple of `W`.)
+//! grid's invocation count, a multiple of `W`.) A fused group's workgroup
+//! size is `[W, 1, 1]`, so `l.y` and `l.z` are always 0: spelled as
+//! constants, they let the shader compiler drop what a member multiplies by
+//! them (the `g.y * nwg.x * W` of the fold-safe index costs nothing).
 
 use naga::BuiltIn;
 
@@ -48,7 +51,7 @@ pub fn plain_lets(base: &str, used: &[BuiltIn]) -> String {
         BuiltIn::NumWorkGroups => {
             Some(format!("vec3<u32>({b}nwg.x * {b}nwg.y * {b}nwg.z, 1u, 1u)"))
         }
-        BuiltIn::LocalInvocationId => Some(format!("{b}l")),
+        BuiltIn::LocalInvocationId => Some(format!("vec3<u32>({b}l.x, 0u, 0u)")),
         BuiltIn::LocalInvocationIndex => Some(format!("{b}l.x")),
         _ => None,
     };
@@ -62,7 +65,7 @@ pub fn loop_lets(base: &str, wgx: u32, used: &[BuiltIn]) -> String {
     let value = |x: BuiltIn| match x {
         BuiltIn::WorkGroupId => Some(format!("vec3<u32>({b}i / {wgx}u, 0u, 0u)")),
         BuiltIn::NumWorkGroups => Some(format!("vec3<u32>({b}total / {wgx}u, 1u, 1u)")),
-        BuiltIn::LocalInvocationId => Some(format!("vec3<u32>({b}i % {wgx}u, {b}l.y, {b}l.z)")),
+        BuiltIn::LocalInvocationId => Some(format!("vec3<u32>({b}i % {wgx}u, 0u, 0u)")),
         BuiltIn::LocalInvocationIndex => Some(format!("{b}i % {wgx}u")),
         _ => None,
     };
@@ -110,12 +113,12 @@ mod tests {
         ];
         assert_eq!(
             plain_lets("v_", &used),
-            "    let v_wid = vec3<u32>(v_lin, 0u, 0u);\n    let v_lid = v_l;\n"
+            "    let v_wid = vec3<u32>(v_lin, 0u, 0u);\n    let v_lid = vec3<u32>(v_l.x, 0u, 0u);\n"
         );
         assert_eq!(
             loop_lets("v_", 64, &used),
             "        let v_wid = vec3<u32>(v_i / 64u, 0u, 0u);\n        \
-             let v_lid = vec3<u32>(v_i % 64u, v_l.y, v_l.z);\n"
+             let v_lid = vec3<u32>(v_i % 64u, 0u, 0u);\n"
         );
     }
 }

@@ -56,7 +56,7 @@ pub fn entry(
          loop {{\n        \
          if {base}i >= {base}total {{ break; }}\n\
          {resets}        \
-         let {base}gid = vec3<u32>({base}i, {base}l.y, {base}l.z);\n\
+         let {base}gid = vec3<u32>({base}i, 0u, 0u);\n\
          {lets}{}        \
          // No wrap past u32::MAX: stop when the next element is past the end.\n        \
          if {base}total - {base}i <= {base}stride {{ break; }}\n        \
