@@ -303,6 +303,33 @@ fn fold_against_gx(chain: &Chain64, fold: &Chain64Fold, x: &[u32], reps: usize) 
     );
 }
 
+/// `GRAPH_BENCH_FOLD=1`: only the two spellings of chain64, interleaved,
+/// with more runs than the table gives them (host time and, from
+/// timestamps, GPU time).
+pub fn fold_only(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
+    let chain = Chain64::new(gpu)?;
+    let fold = Chain64Fold::new(gpu)?;
+    for (n, reps) in [(1024usize, 200usize), (65_536, 100), (1_048_576, 20)] {
+        let x = random_u32(n, n as u64);
+        fold_against_gx(&chain, &fold, &x, reps);
+        let profile = DispatchConfig::default().with_profile(true);
+        let (mut a, mut b) = (Chain64Outputs::default(), Chain64FoldOutputs::default());
+        let (mut gx, mut folded) = (Vec::new(), Vec::new());
+        for _ in 0..reps {
+            gx.extend(chain.run_into(&profile, &mut a, &x)?.gpu_ns);
+            folded.extend(fold.run_into(&profile, &mut b, &x)?.gpu_ns);
+        }
+        let ms =
+            |v: Vec<u64>| median(&mut v.into_iter().map(|ns| ns as f64 / 1e6).collect::<Vec<_>>());
+        let (g, f) = (ms(gx), ms(folded));
+        println!(
+            "chain64 n={n}: GPU time (timestamps) g.x {g:.3} ms, fold-safe {f:.3} ms (ratio {:.3})",
+            f / g
+        );
+    }
+    Ok(())
+}
+
 /// wide8x8 at 65,536 elements.
 pub fn wide_row(gpu: &Gpu, wide: &Wide8x8, quick: bool) -> Result<Row, Box<dyn std::error::Error>> {
     let n = 65_536u64;
