@@ -611,3 +611,118 @@ fn image_pipeline_fuses_into_two_dispatches() {
         same_bytes(&a, &b, &format!("image pipeline at {pixels} pixels"));
     }
 }
+
+// Fusion sees what an index is, not how it is spelled: chains indexed with
+// the fold-safe `g.x + g.y * nwg.x * 256u` and with `wid.x * 64u + lid.x
+// + ..` fuse like `g.x` chains, and give the CPU's results on a folded grid.
+both!(fold_safe {
+    kernel step = wgsl {
+        override MUL: u32 = 3u;
+        @group(0) @binding(0) var<storage, read> src: array<u32>;
+        @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+        @compute @workgroup_size(256)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+            let i = g.x + g.y * nwg.x * 256u;
+            if i >= arrayLength(&src) { return; }
+            dst[i] = src[i] * MUL + 1u;
+        }
+    };
+    input x[n];
+    intermediate a[n];
+    intermediate b[n];
+    output y[n];
+    node first = step(src: x, dst: a) over n;
+    repeat 4 as i {
+        node mid = step(src: ping(a, b), dst: pong(a, b)) over n with { MUL = i % 3 + 2 };
+    }
+    node last = step(src: a, dst: y) over n;
+});
+
+both!(wid_lid {
+    kernel step = wgsl {
+        fn index(wid: vec3<u32>, lid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+            return wid.x * 64u + lid.x + (wid.y * nwg.x) * 64u;
+        }
+        @group(0) @binding(0) var<storage, read> src: array<u32>;
+        @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+            let i = index(wid, lid, nwg);
+            // The wrapper's grid is one row: nwg.y and nwg.z are 1 whether
+            // the launch folded or not, fused or not.
+            if i < arrayLength(&dst) { dst[i] = (src[i] ^ 0x9e3779b9u) + nwg.y + nwg.z; }
+        }
+    };
+    input x[n];
+    intermediate a[n];
+    output y[n];
+    node first = step(src: x, dst: a) over n;
+    node second = step(src: a, dst: y) over n;
+});
+
+/// Runs `fused` and `unfused` at `n` (plain and with a grid-stride loop)
+/// and checks both element by element against `cpu`.
+fn fold_safe_case<F, U>(n: usize, run: (F, U), cpu: impl Fn(u32) -> u32, what: &str)
+where
+    F: Fn(&[u32], &vyre_graph::DispatchConfig) -> Vec<u32>,
+    U: Fn(&[u32]) -> Vec<u32>,
+{
+    let x = common::data(n, n as u32 ^ 0x51);
+    let want: Vec<u32> = x.iter().map(|&v| cpu(v)).collect();
+    let plain = vyre_graph::DispatchConfig::default();
+    let looped = plain.clone().with_grid_stride(vyre_graph::GridStride::Auto);
+    let fused = (run.0)(&x, &plain);
+    common::assert_same(&fused, &want, &format!("{what} fused, n = {n}"));
+    common::assert_same(
+        &(run.0)(&x, &looped),
+        &want,
+        &format!("{what} fused, grid-stride, n = {n}"),
+    );
+    same_bytes(&fused, &(run.1)(&x), what);
+}
+
+#[test]
+fn fold_safe_indexing_fuses_and_equals_the_cpu() {
+    let gpu = common::gpu();
+    assert_eq!(
+        groups(&fold_safe::Fused::SPEC),
+        vec![(0..6).collect::<Vec<_>>()]
+    );
+    let fused = fold_safe::Fused::new(&gpu).expect("fused");
+    let unfused = fold_safe::Unfused::new(&gpu).expect("unfused");
+    let d = fused.describe();
+    assert_eq!(d.fused.len(), 1, "{d}");
+    assert!(d.to_string().contains("6 nodes in one dispatch"), "{d}");
+    let cpu = |v: u32| {
+        let mut v = v.wrapping_mul(3).wrapping_add(1);
+        for i in 0..4u32 {
+            v = v.wrapping_mul(i % 3 + 2).wrapping_add(1);
+        }
+        v.wrapping_mul(3).wrapping_add(1)
+    };
+    // Past 65,535 workgroups of 256 the grid folds into y.
+    for n in [1usize, 1000, 65_535 * 256 + 1] {
+        let run = (
+            |x: &[u32], c: &vyre_graph::DispatchConfig| fused.run_with(c, x).expect("fused").y,
+            |x: &[u32]| unfused.run(x).expect("unfused").y,
+        );
+        fold_safe_case(n, run, cpu, "fold-safe chain");
+    }
+}
+
+#[test]
+fn workgroup_and_local_id_indexing_fuses_and_equals_the_cpu() {
+    let gpu = common::gpu();
+    assert_eq!(groups(&wid_lid::Fused::SPEC), vec![vec![0, 1]]);
+    let fused = wid_lid::Fused::new(&gpu).expect("fused");
+    let unfused = wid_lid::Unfused::new(&gpu).expect("unfused");
+    assert_eq!(fused.describe().fused.len(), 1);
+    let step = |v: u32| (v ^ 0x9e37_79b9).wrapping_add(2);
+    for n in [1usize, 1000, 65_535 * 64 + 1] {
+        let run = (
+            |x: &[u32], c: &vyre_graph::DispatchConfig| fused.run_with(c, x).expect("fused").y,
+            |x: &[u32]| unfused.run(x).expect("unfused").y,
+        );
+        fold_safe_case(n, run, |v| step(step(v)), "wid/lid chain");
+    }
+}

@@ -1,7 +1,9 @@
 //! The chain workloads: `chain64` (64 dependent LCG steps, fused by
 //! `graph!` into one element-wise kernel) at several sizes and `wide8x8`
 //! (eight independent chains of eight salted steps, joined), their CPU
-//! references and chain64 written by hand as one looping kernel; the
+//! references and chain64 written by hand as one looping kernel, and
+//! `chain64_fold` (chain64 indexed with `g.x + g.y * nwg.x * 256u`, which
+//! fusion must treat like `g.x`) beside them; the
 //! plan-cache hit time; and the chain probes (`GRAPH_BENCH_PROBE=1`,
 //! `GRAPH_BENCH_ASYNC=1`).
 
@@ -21,6 +23,24 @@ graph! {
     pub struct Chain64;
 
     kernel step = file "examples/kernels/chain_step.wgsl";
+
+    input x[n];
+    intermediate a[n];
+    intermediate b[n];
+    output y[n];
+
+    node first = step(src: x, dst: a) over n;
+    repeat 62 as i {
+        node mid = step(src: ping(a, b), dst: pong(a, b)) over n;
+    }
+    node last = step(src: a, dst: y) over n;
+}
+
+graph! {
+    /// chain64 written with the fold-safe index (`g.x + g.y * nwg.x * 256u`).
+    pub struct Chain64Fold;
+
+    kernel step = file "examples/kernels/chain_step_fold.wgsl";
 
     input x[n];
     intermediate a[n];
@@ -218,8 +238,96 @@ pub fn rows(gpu: &Gpu, quick: bool) -> Result<Vec<Row>, Box<dyn std::error::Erro
             reps,
         ));
         println!("measured chain64 n={n}");
+        let fold = Chain64Fold::new(gpu)?;
+        let fold_outputs = RefCell::new(Chain64FoldOutputs::default());
+        let run_fold = |x: &[u32], want: bool, config: &DispatchConfig| {
+            let mut out = fold_outputs.borrow_mut();
+            let report = fold.run_into(config, &mut out, x).expect("chain run");
+            (want.then(|| out.y.clone()), report)
+        };
+        let fold_unfused = vyre_graph::Graph::new(gpu, unfused(&Chain64Fold::SPEC))?;
+        rows.push(measure(
+            gpu,
+            &Workload {
+                name: "chain64_fold",
+                n,
+                spec: &Chain64Fold::SPEC,
+                input: &x,
+                expected: &expected,
+                run_graph: &run_fold,
+                unfused: &fold_unfused,
+                hand_fused: Some(&hand_fused),
+            },
+            reps,
+        ));
+        fold_against_gx(&chain, &fold, &x, reps);
     }
     Ok(rows)
+}
+
+/// The two spellings of chain64 run interleaved (one after the other, in
+/// alternating order), medians and their ratio: the fold-safe spelling must
+/// be fused like the `g.x` one and as fast.
+fn fold_against_gx(chain: &Chain64, fold: &Chain64Fold, x: &[u32], reps: usize) {
+    let config = DispatchConfig::default();
+    let (mut gx, mut folded) = (Vec::new(), Vec::new());
+    let mut a = Chain64Outputs::default();
+    let mut b = Chain64FoldOutputs::default();
+    for rep in 0..reps.max(6) * 2 {
+        let mut time_gx = || {
+            time_ms(|| {
+                chain.run_into(&config, &mut a, x).expect("g.x");
+            })
+        };
+        let mut time_fold = || {
+            time_ms(|| {
+                fold.run_into(&config, &mut b, x).expect("fold");
+            })
+        };
+        if rep % 2 == 0 {
+            gx.push(time_gx());
+            folded.push(time_fold());
+        } else {
+            folded.push(time_fold());
+            gx.push(time_gx());
+        }
+    }
+    assert_eq!(a.y, b.y, "the two spellings agree");
+    let (g, f) = (median(&mut gx), median(&mut folded));
+    println!(
+        "chain64 n={}: g.x {g:.3} ms, g.x + g.y * nwg.x * 256u {f:.3} ms (ratio {:.3}; fused groups {} and {})",
+        x.len(),
+        f / g,
+        Chain64::SPEC.fused.len(),
+        Chain64Fold::SPEC.fused.len(),
+    );
+}
+
+/// `GRAPH_BENCH_FOLD=1`: only the two spellings of chain64, interleaved,
+/// with more runs than the table gives them (host time and, from
+/// timestamps, GPU time).
+pub fn fold_only(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
+    let chain = Chain64::new(gpu)?;
+    let fold = Chain64Fold::new(gpu)?;
+    for (n, reps) in [(1024usize, 200usize), (65_536, 100), (1_048_576, 20)] {
+        let x = random_u32(n, n as u64);
+        fold_against_gx(&chain, &fold, &x, reps);
+        let profile = DispatchConfig::default().with_profile(true);
+        let (mut a, mut b) = (Chain64Outputs::default(), Chain64FoldOutputs::default());
+        let (mut gx, mut folded) = (Vec::new(), Vec::new());
+        for _ in 0..reps {
+            gx.extend(chain.run_into(&profile, &mut a, &x)?.gpu_ns);
+            folded.extend(fold.run_into(&profile, &mut b, &x)?.gpu_ns);
+        }
+        let ms =
+            |v: Vec<u64>| median(&mut v.into_iter().map(|ns| ns as f64 / 1e6).collect::<Vec<_>>());
+        let (g, f) = (ms(gx), ms(folded));
+        println!(
+            "chain64 n={n}: GPU time (timestamps) g.x {g:.3} ms, fold-safe {f:.3} ms (ratio {:.3})",
+            f / g
+        );
+    }
+    Ok(())
 }
 
 /// wide8x8 at 65,536 elements.

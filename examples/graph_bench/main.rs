@@ -53,7 +53,11 @@
 //!   image pipeline of `examples/image_pipeline.rs` at several sizes, each
 //!   run with `GridStride::Never`, `Auto`, `Always` and fixed workgroup
 //!   counts (`GRAPH_BENCH_STRIDE_WORKGROUPS=8,64,512` to choose them),
-//!   interleaved, with host and GPU medians; `--json PATH` writes them.
+//!   interleaved, with host and GPU medians; `--json PATH` writes them;
+//! - `GRAPH_BENCH_FOLD=1`: chain64 written with `g.x` against chain64
+//!   written with the fold-safe `g.x + g.y * nwg.x * 256u` (both fused),
+//!   interleaved, host and GPU medians (the table has both as rows too:
+//!   `chain64` and `chain64_fold`).
 //!
 //! The `bfs` workload (`bfs_bench.rs`) holds a different pair against each
 //! other: **graph** (breadth-first search as one `graph!` whose loop stops
@@ -117,6 +121,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if std::env::var_os("GRAPH_BENCH_PROBE").is_some() {
         return chains::probe(&gpu);
+    }
+    if std::env::var_os("GRAPH_BENCH_FOLD").is_some() {
+        return chains::fold_only(&gpu);
     }
     if std::env::var_os("GRAPH_BENCH_STRIDE").is_some() {
         return stride::run(&gpu, quick, json_path.as_deref());

@@ -7,6 +7,7 @@ mod fold;
 mod fuse;
 mod fuzz;
 mod grammar;
+mod indexing;
 mod kernels;
 mod reach;
 mod reduce;

@@ -15,6 +15,7 @@ use super::members::{
     MAX_STORAGE, MAX_UNIFORM, combine, distinct_slots, facts_of, member_bindings, must_stay,
     workgroup_size,
 };
+use super::positions;
 use super::registers;
 use super::stride;
 use crate::check::revalidate;
@@ -168,7 +169,7 @@ pub fn build(
             &entry_point,
             &g.base,
             wgx,
-            &members.calls,
+            (&members.calls, &members.builtins),
             &registers,
             &member_sources,
         );
@@ -185,7 +186,7 @@ pub fn build(
         let text = compose_and_check(
             &draft.text,
             &entry_point,
-            &members.calls,
+            (&members.calls, &members.builtins),
             wgx,
             &g.base,
             caps,
@@ -270,6 +271,8 @@ struct Members {
     /// Read-only storage arrays of the members, by name in the fused text:
     /// their lengths can stand in for a buffer kept in registers.
     stand_ins: Vec<(usize, String)>,
+    /// The builtins the members take (see `positions.rs`).
+    builtins: Vec<naga::BuiltIn>,
 }
 
 /// Each member's text, renamed and rebound (`codegen.rs`), and its
@@ -280,6 +283,7 @@ fn add_members(g: &Group, shared: &[(usize, String)], draft: &mut Draft) -> Opti
         calls: Vec::new(),
         overrides: Vec::new(),
         stand_ins: Vec::new(),
+        builtins: Vec::new(),
     };
     let is_shared = |buffer: usize| shared.iter().any(|(b, _)| *b == buffer);
     for (k, &i) in g.nodes.iter().enumerate() {
@@ -327,8 +331,10 @@ fn add_members(g: &Group, shared: &[(usize, String)], draft: &mut Draft) -> Opti
                 .iter()
                 .map(|(key, value)| (format!("{prefix}{key}"), *value)),
         );
+        let builtins = &f.elementwise.as_ref().ok()?.builtins;
         out.calls
-            .push(format!("    {}({}gid);\n", stage.entry_fn, g.base));
+            .push(positions::call(&stage.entry_fn, &g.base, builtins)?);
+        out.builtins.extend(builtins.iter().copied());
     }
     Some(out)
 }
@@ -381,18 +387,19 @@ fn keep_in_registers(
 fn compose_and_check(
     text: &str,
     entry_point: &str,
-    calls: &[String],
+    (calls, builtins): (&[String], &[naga::BuiltIn]),
     wgx: u32,
     base: &str,
     caps: naga::valid::Capabilities,
     verdicts: &mut HashMap<String, bool>,
 ) -> Option<String> {
     let mut text = text.to_owned();
+    let lets = positions::plain_lets(base, builtins);
     text.push_str(&format!(
         "\n@compute @workgroup_size({wgx})\n\
          fn {entry_point}(@builtin(workgroup_id) {base}wg: vec3<u32>, @builtin(num_workgroups) {base}nwg: vec3<u32>, @builtin(local_invocation_id) {base}l: vec3<u32>) {{\n    \
          let {base}lin = {base}wg.x + {base}nwg.x * ({base}wg.y + {base}nwg.y * {base}wg.z);\n    \
-         let {base}gid = vec3<u32>({base}lin * {wgx}u + {base}l.x, {base}l.y, {base}l.z);\n{}}}\n",
+         let {base}gid = vec3<u32>({base}lin * {wgx}u + {base}l.x, 0u, 0u);\n{lets}{}}}\n",
         calls.concat()
     ));
     let valid = match verdicts.get(&text) {

@@ -1,25 +1,32 @@
 //! Which kernels are element-wise, read off naga's IR of the user's module
 //! (before folding wraps it).
 //!
-//! A kernel is element-wise when its entry point takes exactly
-//! `@builtin(global_invocation_id)` and nothing else, its workgroup size is
-//! `[x, 1, 1]`, the module declares no workgroup memory, no textures or
-//! samplers and no `@id` overrides, and no function of the module has a
-//! barrier, an atomic, a subgroup or ray-query operation, an image store or
-//! a workgroup-uniform load. For each of its storage globals it then says
-//! whether every access is at the invocation's own index: the global
-//! appears only in the entry point, only as `Access { base: global, index:
-//! <gid>.x }` (what `buf[g.x]` and `let i = g.x; buf[i]` lower to) or
-//! `ArrayLength(global)`. Anything else (a constant index, another index, a
-//! whole-array load or store, a pointer passed to a function) makes that
-//! global "any index": the group it joins may only read it.
+//! A kernel is element-wise when its entry point takes only builtins among
+//! `global_invocation_id`, `workgroup_id`, `num_workgroups`,
+//! `local_invocation_id` and `local_invocation_index` (each a plain
+//! parameter), its workgroup size is `[x, 1, 1]`, the module declares no
+//! workgroup memory, no textures or samplers and no `@id` overrides, and no
+//! function of the module has a barrier, an atomic, a subgroup or
+//! ray-query operation, an image store or a workgroup-uniform load. For
+//! each of its storage globals it then says whether every access is at the
+//! invocation's own index: in the entry point and every function it calls,
+//! the global appears only as `Access { base: global, index }` whose index
+//! *is* the invocation's linear index once the fold wrapper has run (see
+//! [`super::index`]: `g.x`, `g.x + g.y * nwg.x * W`, `wid.x * W + lid.x`,
+//! through `let`s and helper functions), or in `arrayLength(&global)`.
+//! Anything else (another index, a whole-array load or store, a pointer
+//! passed to a function) makes that global "any index": the group it joins
+//! may only read it.
 
 use std::collections::HashMap;
 
 use naga::{
-    AddressSpace, Binding, Block, BuiltIn, Expression, Function, Handle, Module, ScalarKind,
-    ShaderStage, Statement, TypeInner, VectorSize,
+    AddressSpace, Binding, Block, BuiltIn, Handle, Module, ScalarKind, ShaderStage, Statement,
+    TypeInner, VectorSize,
 };
+
+use super::index::{builtin_value, globals_off_own_index};
+use super::symbolic::own_index;
 
 /// What fusion needs to know about one kernel.
 #[derive(Clone, Debug)]
@@ -37,6 +44,8 @@ pub struct KernelFacts {
 pub struct ElementWise {
     /// Storage globals with a binding, by name.
     pub storage: HashMap<String, StorageFacts>,
+    /// The entry point's parameters, in order: the builtin each one is.
+    pub builtins: Vec<BuiltIn>,
 }
 
 /// One storage global of an element-wise kernel.
@@ -68,11 +77,29 @@ fn elementwise(module: &Module, entry: &str) -> Result<ElementWise, &'static str
     if ep.workgroup_size_overrides.is_none() && (y, z) != (1, 1) {
         return Err("workgroup size is not [x, 1, 1]");
     }
-    let args = &ep.function.arguments;
-    let gid = match args.as_slice() {
-        [arg] if arg.binding == Some(Binding::BuiltIn(BuiltIn::GlobalInvocationId)) => 0u32,
-        _ => return Err("the entry point takes more than global_invocation_id"),
+    let mut builtins = Vec::new();
+    let mut args = Vec::new();
+    let size_x = match &ep.workgroup_size_overrides {
+        Some([Some(_), _, _]) => None,
+        _ => Some(ep.workgroup_size[0]),
     };
+    for arg in &ep.function.arguments {
+        let value = match arg.binding {
+            Some(Binding::BuiltIn(b)) => builtin_value(b, size_x).map(|v| (b, v)),
+            _ => None,
+        };
+        let Some((b, value)) = value else {
+            return Err(
+                "the entry point takes a parameter other than global_invocation_id, \
+                        workgroup_id, num_workgroups, local_invocation_id, local_invocation_index",
+            );
+        };
+        builtins.push(b);
+        args.push(Some(value));
+    }
+    if builtins.is_empty() {
+        return Err("the entry point takes no invocation position");
+    }
     for (_, g) in module.global_variables.iter() {
         match g.space {
             AddressSpace::WorkGroup => return Err("workgroup memory"),
@@ -95,6 +122,9 @@ fn elementwise(module: &Module, entry: &str) -> Result<ElementWise, &'static str
     for f in functions {
         allowed_block(&f.body)?;
     }
+    // A kernel too large to follow is still element-wise; fusion may then
+    // only read its buffers.
+    let off = globals_off_own_index(module, &ep.function, args, &own_index(size_x));
     let mut storage = HashMap::new();
     for (h, g) in module.global_variables.iter() {
         if !matches!(g.space, AddressSpace::Storage { .. }) || g.binding.is_none() {
@@ -103,17 +133,15 @@ fn elementwise(module: &Module, entry: &str) -> Result<ElementWise, &'static str
         let Some(name) = g.name.clone() else {
             return Err("an unnamed global");
         };
-        let in_helpers = module.functions.iter().any(|(_, f)| mentions_global(f, h));
-        let own_index = !in_helpers && own_index_only(&ep.function, h, gid);
         storage.insert(
             name,
             StorageFacts {
-                own_index,
+                own_index: off.as_ref().is_some_and(|off| !off.contains(&h)),
                 array_type: array_type(module, g.ty),
             },
         );
     }
-    Ok(ElementWise { storage })
+    Ok(ElementWise { storage, builtins })
 }
 
 /// Only statements whose effects stay within the invocation.
@@ -146,59 +174,6 @@ fn allowed_block(block: &Block) -> Result<(), &'static str> {
         }
     }
     Ok(())
-}
-
-fn mentions_global(f: &Function, h: Handle<naga::GlobalVariable>) -> bool {
-    f.expressions
-        .iter()
-        .any(|(_, e)| matches!(e, Expression::GlobalVariable(g) if *g == h))
-}
-
-/// Whether every use of global `h` in `f` is `h[<arg gid>.x]` or
-/// `arrayLength(&h)`.
-fn own_index_only(f: &Function, h: Handle<naga::GlobalVariable>, gid: u32) -> bool {
-    let expr = |e: Handle<Expression>| f.expressions.try_get(e).ok();
-    let is_global =
-        |e: Handle<Expression>| matches!(expr(e), Some(Expression::GlobalVariable(g)) if *g == h);
-    let is_gid_x = |e: Handle<Expression>| match expr(e) {
-        Some(Expression::AccessIndex { base, index: 0 }) => {
-            matches!(expr(*base), Some(Expression::FunctionArgument(a)) if *a == gid)
-        }
-        _ => false,
-    };
-    for (_, e) in f.expressions.iter() {
-        let ok = match *e {
-            Expression::Access { base, index } => !is_global(base) || is_gid_x(index),
-            Expression::AccessIndex { base, .. } => !is_global(base),
-            Expression::Load { pointer } => !is_global(pointer),
-            Expression::CooperativeLoad { .. } => false,
-            _ => true,
-        };
-        if !ok {
-            return false;
-        }
-    }
-    statements_keep_global(&f.body, &is_global)
-}
-
-fn statements_keep_global(block: &Block, is_global: &dyn Fn(Handle<Expression>) -> bool) -> bool {
-    block.iter().all(|s| match s {
-        Statement::Store { pointer, .. } => !is_global(*pointer),
-        Statement::Call { arguments, .. } => !arguments.iter().any(|&a| is_global(a)),
-        Statement::Block(b) => statements_keep_global(b, is_global),
-        Statement::If { accept, reject, .. } => {
-            statements_keep_global(accept, is_global) && statements_keep_global(reject, is_global)
-        }
-        Statement::Switch { cases, .. } => cases
-            .iter()
-            .all(|c| statements_keep_global(&c.body, is_global)),
-        Statement::Loop {
-            body, continuing, ..
-        } => {
-            statements_keep_global(body, is_global) && statements_keep_global(continuing, is_global)
-        }
-        _ => true,
-    })
 }
 
 /// `array<T>` (runtime-sized) with `T` a 32-bit scalar or vector.

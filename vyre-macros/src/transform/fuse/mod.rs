@@ -8,14 +8,15 @@
 //! # The rules
 //!
 //! A node is a candidate when it is not marked `unfused`, runs `over E`, its
-//! kernel is element-wise (see [`eligibility`]: only
-//! `global_invocation_id`, no barriers, atomics, workgroup memory, ...) and
+//! kernel is element-wise (see [`eligibility`]: only position builtins, no
+//! barriers, atomics, workgroup memory, ...) and
 //! its workgroup size is `[x, 1, 1]`. A group is a maximal run of
 //! consecutive candidates (program order is the order a run records) with:
 //!
 //! * the same `over` size and the same workgroup size;
 //! * every buffer that a member binds `read_write` ("written in the group")
-//!   accessed only at the invocation's own index by every member that
+//!   accessed only at the invocation's own index (what the index *is*, not
+//!   how it is spelled: see [`index`]) by every member that
 //!   binds it, declared by all of them as the same `array<T>` (`T` a 32-bit
 //!   scalar or vector): invocation `i` then touches only element `i` of it,
 //!   so running member after member per invocation reads exactly what the
@@ -42,17 +43,23 @@
 //!
 //! `group.rs` finds the groups, `build.rs` composes each group's kernel
 //! (the text from `codegen.rs`, registers from `registers.rs`, the
-//! grid-stride entry from `stride.rs`), `members.rs` holds what both ask
-//! of a member node. This `mod.rs` only declares and re-exports.
+//! grid-stride entry from `stride.rs`, the positions each member is called
+//! with from `positions.rs`), `members.rs` holds what both ask of a member
+//! node. `eligibility.rs` reads a kernel's facts, with `index.rs` and
+//! `symbolic.rs` deciding what each index is. This `mod.rs` only declares and re-exports.
 
 mod binders;
 mod build;
 mod codegen;
 mod eligibility;
 mod group;
+mod index;
+mod locals;
 mod members;
+mod positions;
 mod registers;
 mod stride;
+mod symbolic;
 
 pub use codegen::stage;
 pub use eligibility::{KernelFacts, kernel_facts};

@@ -25,13 +25,13 @@ pub const GROUP: u32 = 1;
 
 /// The loop entry point `{entry}_stride`, to append to the fused text
 /// beside the plain entry point. `calls` are the members' calls on
-/// `{base}gid`; `registers` the private intermediates (name, element type).
+/// `{base}gid` and the other positions of `builtins` (see `positions.rs`); `registers` the private intermediates (name, element type).
 /// `None` when a member's own source declares something private.
 pub fn entry(
     entry: &str,
     base: &str,
     wgx: u32,
-    calls: &[String],
+    (calls, builtins): (&[String], &[naga::BuiltIn]),
     registers: &[(String, String)],
     member_sources: &[&str],
 ) -> Option<(String, String)> {
@@ -39,6 +39,7 @@ pub fn entry(
         return None;
     }
     let name = format!("{entry}_stride");
+    let lets = super::positions::loop_lets(base, wgx, builtins);
     let resets: String = registers
         .iter()
         .map(|(r, ty)| format!("        {r} = {ty}();\n"))
@@ -55,8 +56,8 @@ pub fn entry(
          loop {{\n        \
          if {base}i >= {base}total {{ break; }}\n\
          {resets}        \
-         let {base}gid = vec3<u32>({base}i, {base}l.y, {base}l.z);\n\
-         {}        \
+         let {base}gid = vec3<u32>({base}i, 0u, 0u);\n\
+         {lets}{}        \
          // No wrap past u32::MAX: stop when the next element is past the end.\n        \
          if {base}total - {base}i <= {base}stride {{ break; }}\n        \
          {base}i += {base}stride;\n    \
