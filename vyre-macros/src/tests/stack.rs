@@ -191,3 +191,24 @@ fn a_texture_does_not_stack() {
         node k(t: t) over n;"#;
     assert_eq!(verdict(src), Err("a texture"));
 }
+
+#[test]
+fn a_kernel_taking_other_ids_does_not_stack() {
+    // Fusion takes this kernel as element-wise (it indexes with `g.x`), but
+    // `nwg.x` of a stacked run is B times that of one instance.
+    let src = r#"pub struct S;
+        kernel k = "
+            @group(0) @binding(0) var<storage, read> src: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+                if g.x < arrayLength(&src) { dst[g.x] = src[g.x] + nwg.x; }
+            }
+        ";
+        input x[n]; intermediate t[n]; output y[n];
+        node a = k(src: x, dst: t) over n; node b = k(src: t, dst: y) over n;"#;
+    assert_eq!(
+        verdict(src),
+        Err("a kernel that computes with its invocation index")
+    );
+}

@@ -97,6 +97,20 @@ fn index_only_indexes(module: &Module, entry: &str) -> bool {
         return false;
     };
     let f = &ep.function;
+    // Fusion also accepts entry points taking `workgroup_id`,
+    // `num_workgroups` or `local_invocation_id`; their values change when
+    // instances are stacked (`num_workgroups` of B × n is not that of n), so
+    // a stacked kernel takes `global_invocation_id` alone.
+    let only_global_id = matches!(
+        f.arguments.as_slice(),
+        [naga::FunctionArgument {
+            binding: Some(naga::Binding::BuiltIn(naga::BuiltIn::GlobalInvocationId)),
+            ..
+        }]
+    );
+    if !only_global_id {
+        return false;
+    }
     let expr = |h: Handle<Expression>| f.expressions.try_get(h).ok();
     let is_arg = |h| matches!(expr(h), Some(Expression::FunctionArgument(0)));
     let is_x =
