@@ -14,6 +14,7 @@ use std::task::{Context, Poll, Waker};
 use crate::device::io::Feed;
 use crate::device::io::Sink;
 use crate::device::map::{Wait, block_on};
+use crate::device::transfer::Stacked;
 use crate::graph::Graph;
 use crate::run::batch::{
     BatchReport, Instance, host_bytes, of_instance, scatter, shared_error, stackable,
@@ -245,7 +246,7 @@ impl Graph {
     fn run_stack(
         &self,
         total: u64,
-        (feeds, mut sinks, stacked): (&[Feed<'_>], Vec<Sink<'_>>, &[Vec<&[u8]>]),
+        (feeds, mut sinks, stacked): (&[Feed<'_>], Vec<Sink<'_>>, &Stacked<'_>),
         scatter: &mut Scatter<'_, '_>,
         config: &DispatchConfig,
     ) -> Result<RunReport> {

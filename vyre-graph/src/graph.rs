@@ -24,6 +24,7 @@ use crate::device::io::{Feed, Sink};
 use crate::device::map::{Wait, block_on};
 use crate::device::texture::{checked_bytes, create as create_texture};
 use crate::device::texture_handle::GpuTextureHandle;
+use crate::device::transfer::Stacked;
 use crate::plan::plans::Plans;
 use crate::plan::program::Program;
 use crate::plan::{BatchDispatchPlan, DEFAULT_PLAN_CACHE_CAPACITY};
@@ -37,7 +38,7 @@ use crate::spec::{BufferSpec, GraphSpec};
 
 /// A run's feeds and sinks, and for a stacked run (`run_batch`) each host
 /// input's instance bytes in order (its feeds are then placeholders).
-pub(crate) type Io<'f, 'p> = (&'f [Feed<'f>], &'f [Sink<'f>], Option<&'p [Vec<&'p [u8]>]>);
+pub(crate) type Io<'f, 'p> = (&'f [Feed<'f>], &'f [Sink<'f>], Option<&'p Stacked<'p>>);
 
 /// A compiled graph: pipelines and layouts built once, a launch-plan cache,
 /// and `run`.

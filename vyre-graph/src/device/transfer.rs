@@ -271,6 +271,10 @@ impl Copier<'_> {
     }
 }
 
+/// A stacked run's host inputs: for each, its instances' bytes in order
+/// (each input's [`Pieces`]).
+pub(crate) type Stacked<'p> = [Vec<&'p [u8]>];
+
 /// Bytes laid end to end in parts: a host input's bytes (one part), or a
 /// stacked run's input, each instance's bytes one after another, never
 /// gathered into one host buffer.

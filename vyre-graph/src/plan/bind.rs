@@ -17,7 +17,7 @@ use crate::device::buffer::{GpuBufferHandle, round4, upload};
 use crate::device::gpu::Gpu;
 use crate::device::io::Feed;
 use crate::device::texture::extent;
-use crate::device::transfer::Pieces;
+use crate::device::transfer::{Pieces, Stacked};
 use crate::spec::transfer::TransferOptions;
 use crate::spec::{BufferClass, TextureShape};
 
@@ -37,7 +37,7 @@ impl LaunchPlan {
         gpu: &Gpu,
         program: &Program,
         feeds: &'f [Feed<'f>],
-        (stacked, staging): (Option<&[Vec<&[u8]>]>, Option<&TransferOptions>),
+        (stacked, staging): (Option<&Stacked<'_>>, Option<&TransferOptions>),
     ) -> SmallVec<[(usize, &'f GpuBufferHandle); 4]> {
         let mut copies = SmallVec::new();
         for (k, (feed, &b)) in feeds.iter().zip(&program.host_inputs).enumerate() {

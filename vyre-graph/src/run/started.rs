@@ -19,6 +19,7 @@ use crate::device::buffer::GpuBufferHandle;
 use crate::device::gpu::Gpu;
 use crate::device::io::{Feed, Sink};
 use crate::device::map::{Wait, map_and_copy};
+use crate::device::transfer::Stacked;
 use crate::plan::plans::Checkout;
 use crate::plan::program::Program;
 use crate::plan::trips::Trip;
@@ -103,7 +104,7 @@ impl<'g> Started<'g> {
     /// queue. Returns the resident feeds the recording copies.
     pub(crate) fn bind<'f>(
         &mut self,
-        (feeds, stacked): (&'f [Feed<'f>], Option<&[Vec<&[u8]>]>),
+        (feeds, stacked): (&'f [Feed<'f>], Option<&Stacked<'_>>),
         config: &DispatchConfig,
         staging: bool,
     ) -> SmallVec<[(usize, &'f GpuBufferHandle); 4]> {
