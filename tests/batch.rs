@@ -101,6 +101,36 @@ mod countdown {
 }
 use countdown::Countdown;
 
+// Run untyped here: its typed argument trait goes unused.
+#[allow(dead_code)]
+mod triples {
+    use super::graph;
+    graph! {
+        /// An element-wise step over 12-byte structs: stackable, and its
+        /// instances start at any multiple of 12 bytes.
+        pub struct Triples;
+
+        kernel mix = wgsl {
+            struct Tri { a: u32, b: u32, c: u32 }
+            @group(0) @binding(0) var<storage, read> src: array<Tri>;
+            @group(0) @binding(1) var<storage, read_write> dst: array<Tri>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&src) {
+                    let t = src[g.x];
+                    dst[g.x] = Tri(t.b + 1u, t.c * 3u, t.a ^ t.b);
+                }
+            }
+        };
+
+        input src[n];
+        output dst[n];
+
+        node mix(src: src, dst: dst) over n;
+    }
+}
+use triples::Triples;
+
 fn lcg(x: u32) -> u32 {
     x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223)
 }
@@ -209,7 +239,10 @@ fn batches_of_1_2_and_many_stack_into_one_run_each() {
         assert_eq!(report.chunks, 1, "B = {b}");
         assert_eq!(report.submissions, 1, "B = {b}");
         assert_eq!(gpu.counters().since(&before).submissions, 1, "B = {b}");
-        assert_eq!(report.runs[0].as_ref().expect("run").n, 1000 * b as u64);
+        // Each stacked instance's report has its own size.
+        for run in &report.runs {
+            assert_eq!(run.as_ref().expect("run").n, 1000);
+        }
     }
 }
 
@@ -244,8 +277,10 @@ fn mixed_sizes_stack_by_size_in_order() {
     let report = run_cases(graph.graph(), &mut cases, &DispatchConfig::default());
     assert_eq!(report.chunks, 4, "one stacked run per size");
     assert_eq!(report.stacked, sizes.len());
-    assert_eq!(report.runs[4].as_ref().expect("run").n, 4097);
-    assert_eq!(report.runs[2].as_ref().expect("run").n, 2000);
+    // Each instance's report has its own size, not its stacked run's.
+    for (run, &n) in report.runs.iter().zip(&sizes) {
+        assert_eq!(run.as_ref().expect("run").n, n as u64);
+    }
 }
 
 #[test]
@@ -534,5 +569,138 @@ fn recorded_copies_split_at_the_plan_cache_s_capacity() {
         want.sort_unstable();
         got.sort_unstable();
         assert_same(got, &want, &format!("instance {k}"));
+    }
+}
+
+/// Sizes that cross the staging threshold (256 KiB per input of the stacked
+/// run) and the parallel-copy threshold (1 MiB), odd sizes whose instances
+/// start at any word, and B = 1, 2, 37: every element of every instance
+/// checked, uploaded straight into the plan's upload path and read straight
+/// out of the mapped read-back.
+#[test]
+fn stacked_runs_upload_and_read_each_instance_in_place_at_every_threshold() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = Chain::new(&gpu).expect("graph");
+    let config = DispatchConfig::default();
+    // n = 65,536 x B = 16: 4 MiB per input (staged, split over threads);
+    // n = 3000 x 37: 433 KiB (staged, one thread); n = 1, 3, 1000: small.
+    let cases = [
+        (1usize, 1usize),
+        (1, 37),
+        (3, 2),
+        (3, 37),
+        (1000, 1),
+        (1000, 37),
+        (3000, 37),
+        (65_536, 16),
+        (65_537, 2),
+    ];
+    for (n, b) in cases {
+        for round in 0..2u32 {
+            let mut cases: Vec<Case> = (0..b)
+                .map(|i| Case::new(n, i as u32 * 31 + round))
+                .collect();
+            let report = run_cases(graph.graph(), &mut cases, &config);
+            assert_eq!(report.stacked, b, "n = {n}, B = {b}");
+            assert_eq!(report.submissions, 1, "n = {n}, B = {b}");
+        }
+    }
+}
+
+/// Host-slice sinks and vector sinks mixed in one stacked batch, with an
+/// output skipped by some instances: each instance's part lands in its own
+/// sink, the skipped parts nowhere.
+#[test]
+fn stacked_sinks_of_every_kind_receive_their_own_part() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = Chain::new(&gpu).expect("graph");
+    let config = DispatchConfig::default();
+    for n in [3usize, 1000, 70_000] {
+        let cases: Vec<Case> = (0..5).map(|i| Case::new(n, i + 7)).collect();
+        let mut ys: Vec<Vec<u32>> = vec![vec![0; n]; cases.len()];
+        let mut zs: Vec<Vec<u32>> = vec![Vec::new(); cases.len()];
+        let mut batch: Vec<Instance<'_>> = cases
+            .iter()
+            .zip(ys.iter_mut().zip(zs.iter_mut()))
+            .enumerate()
+            .map(|(i, (c, (y, z)))| {
+                let z_sink = if i % 2 == 0 {
+                    Sink::from(z)
+                } else {
+                    Sink::Skip
+                };
+                Instance::new(
+                    n as u64,
+                    vec![
+                        Feed::Host(bytemuck::cast_slice(&c.x)),
+                        Feed::Host(bytemuck::cast_slice(&c.z)),
+                    ],
+                    vec![z_sink, Sink::Host(bytemuck::cast_slice_mut(y))],
+                )
+            })
+            .collect();
+        let report = graph.graph().run_batch(&mut batch, &config).expect("batch");
+        drop(batch);
+        assert_eq!(report.stacked, cases.len());
+        for (i, c) in cases.iter().enumerate() {
+            let (y, z) = c.want();
+            assert_same(&ys[i], &y, &format!("n = {n}, instance {i}: y"));
+            if i % 2 == 0 {
+                assert_same(&zs[i], &z, &format!("n = {n}, instance {i}: z"));
+            } else {
+                assert!(zs[i].is_empty(), "instance {i} skipped z");
+            }
+        }
+    }
+}
+
+/// 12-byte elements, n = 1, 3, 1000 and 30,000 (past the staging
+/// threshold at B = 37), B = 1, 2, 37: each instance's bytes start where
+/// the one before ends, at no particular alignment.
+#[test]
+fn stacked_struct_elements_of_odd_counts_land_in_place() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = Triples::new(&gpu).expect("graph");
+    assert!(Triples::SPEC.schedule.expect("schedule").stackable);
+    let config = DispatchConfig::default();
+    for n in [1usize, 3, 1000, 30_000] {
+        for b in [1usize, 2, 37] {
+            let xs: Vec<Vec<[u32; 3]>> = (0..b)
+                .map(|i| {
+                    (0..n as u32)
+                        .map(|j| {
+                            let s = lcg(j ^ (i as u32 * 977));
+                            [s, lcg(s), lcg(lcg(s))]
+                        })
+                        .collect()
+                })
+                .collect();
+            let mut ys: Vec<Vec<[u32; 3]>> = vec![vec![[0; 3]; n]; b];
+            let mut batch: Vec<Instance<'_>> = xs
+                .iter()
+                .zip(ys.iter_mut())
+                .map(|(x, y)| {
+                    Instance::new(
+                        n as u64,
+                        vec![Feed::Host(bytemuck::cast_slice(x))],
+                        vec![Sink::Host(bytemuck::cast_slice_mut(y))],
+                    )
+                })
+                .collect();
+            let report = graph.graph().run_batch(&mut batch, &config).expect("batch");
+            drop(batch);
+            assert_eq!(report.stacked, b, "n = {n}, B = {b}");
+            for (i, (x, y)) in xs.iter().zip(&ys).enumerate() {
+                let want: Vec<u32> = x
+                    .iter()
+                    .flat_map(|t| [t[1].wrapping_add(1), t[2].wrapping_mul(3), t[0] ^ t[1]])
+                    .collect();
+                let got: Vec<u32> = y.iter().flatten().copied().collect();
+                assert_same(&got, &want, &format!("n = {n}, B = {b}, instance {i}"));
+            }
+        }
     }
 }

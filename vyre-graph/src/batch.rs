@@ -11,13 +11,16 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
+use crate::device::io::Feed;
 use crate::device::io::Sink;
 use crate::device::map::{Wait, block_on};
+use crate::device::transfer::Stacked;
 use crate::graph::Graph;
 use crate::run::batch::{
-    BatchReport, Gathered, Instance, of_instance, scatter, shared_error, stackable,
+    BatchReport, Instance, host_bytes, of_instance, scatter, shared_error, stackable,
 };
 use crate::run::encode::encoder;
+use crate::run::readback::Scatter;
 use crate::run::report::RunReport;
 use crate::spec::config::DispatchConfig;
 use crate::spec::error::{BackendError, Result};
@@ -185,8 +188,12 @@ impl Graph {
         good
     }
 
-    /// One stacked run of the instances `chunk` (all of size `n`): their
-    /// host inputs gathered, one run of `B × n`, its outputs scattered.
+    /// One stacked run of the instances `chunk` (all of size `n`): one run
+    /// of `B × n` through the ordinary steps, each instance's host input
+    /// uploaded at its offset straight into the plan's upload path, each
+    /// instance's part of the one read-back copied straight from the mapped
+    /// buffer into its sinks. Each instance gets the run's report with its
+    /// own `n`.
     fn run_stacked(
         &self,
         n: u64,
@@ -196,32 +203,32 @@ impl Graph {
         (results, report): (&mut Results, &mut BatchReport),
     ) {
         let mut picked = pick(instances, chunk);
-        let gathered = Gathered::new(&self.gpu, &picked.iter().map(|i| &**i).collect::<Vec<_>>());
-        let feeds = gathered.feeds();
-        let outputs = self.program.host_outputs.len();
-        let mut stacked: Vec<Vec<u8>> = vec![Vec::new(); outputs];
+        let program = &self.program;
+        let stacked: Vec<Vec<&[u8]>> = (0..program.host_inputs.len())
+            .map(|j| picked.iter().map(|i| host_bytes(&i.feeds[j])).collect())
+            .collect();
+        let feeds = vec![Feed::Host(&[]); stacked.len()];
         // An output every instance skips is skipped by the stacked run too.
-        let skipped: Vec<bool> = (0..outputs)
-            .map(|k| picked.iter().all(|i| matches!(i.sinks[k], Sink::Skip)))
+        let sinks: Vec<Sink<'_>> = (0..program.host_outputs.len())
+            .map(
+                |k| match picked.iter().all(|i| matches!(i.sinks[k], Sink::Skip)) {
+                    true => Sink::Skip,
+                    false => Sink::Host(&mut []),
+                },
+            )
             .collect();
-        let mut sinks: Vec<Sink<'_>> = stacked
-            .iter_mut()
-            .zip(&skipped)
-            .map(|(v, &skip)| if skip { Sink::Skip } else { Sink::from(v) })
-            .collect();
+        let mut scatter = scatter(program, n, &mut picked);
         let total = n * chunk.len() as u64;
-        let ran = self.run(total, &feeds, &mut sinks, config);
-        drop(sinks);
+        let ran = self.run_stack(total, (&feeds, sinks, &stacked), &mut scatter, config);
         report.chunks += 1;
-        let ran = ran.and_then(|run| {
-            scatter(&self.gpu, &self.program, &stacked, &mut picked, chunk).map(|()| run)
-        });
         match ran {
             Ok(run) => {
                 report.submissions += run.submissions;
                 report.stacked += chunk.len();
                 for &index in chunk {
-                    results[index] = Some(Ok(run.clone()));
+                    let mut own = run.clone();
+                    own.n = n;
+                    results[index] = Some(Ok(own));
                 }
             }
             Err(error) => {
@@ -231,6 +238,38 @@ impl Graph {
                 }
             }
         }
+    }
+
+    /// The steps of [`Graph::run`] for a stacked run of size `total`:
+    /// check, plan, bind (`stacked`: each host input's instance bytes),
+    /// encode, one submission, one blocking read-back into `scatter`.
+    fn run_stack(
+        &self,
+        total: u64,
+        (feeds, mut sinks, stacked): (&[Feed<'_>], Vec<Sink<'_>>, &Stacked<'_>),
+        scatter: &mut Scatter<'_, '_>,
+        config: &DispatchConfig,
+    ) -> Result<RunReport> {
+        let scope = self.gpu.catch_errors();
+        let mut encoder = encoder(&self.gpu, &self.program, config);
+        let io = (feeds, &sinks[..], Some(stacked));
+        let started = self.start(&mut encoder, total, io, config, true);
+        let started = started.map(|mut run| {
+            let submission = run.submit(encoder);
+            (run, submission)
+        });
+        let error = block_on(scope.pop());
+        let (run, submission) = started?;
+        if let Some(error) = error {
+            return Err(BackendError::DispatchFailed {
+                reason: error.to_string(),
+            });
+        }
+        let wait = Wait::Block {
+            submission: Some(submission),
+            timeout: config.timeout,
+        };
+        block_on(run.read_back((&mut sinks, Some(scatter)), config.profile, wait))
     }
 
     /// How many of the instances `rest` (in order) one submission of
@@ -277,7 +316,7 @@ impl Graph {
         let mut started = Vec::with_capacity(chunk.len());
         for &index in chunk {
             let instance = &instances[index];
-            let io = (&instance.feeds[..], &instance.sinks[..]);
+            let io = (&instance.feeds[..], &instance.sinks[..], None);
             match self.start(&mut encoder, instance.n, io, config, false) {
                 Ok(run) => started.push((index, run)),
                 Err(e) => results[index] = Some(Err(of_instance(index, e))),
@@ -308,7 +347,7 @@ impl Graph {
                 timeout: config.timeout,
             };
             let sinks = &mut instances[index].sinks;
-            let read = block_on(run.read_back(sinks, config.profile, wait));
+            let read = block_on(run.read_back((sinks, None), config.profile, wait));
             if let Ok(run) = &read {
                 report.submissions += run.submissions.saturating_sub(1);
             }

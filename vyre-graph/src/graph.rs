@@ -24,6 +24,7 @@ use crate::device::io::{Feed, Sink};
 use crate::device::map::{Wait, block_on};
 use crate::device::texture::{checked_bytes, create as create_texture};
 use crate::device::texture_handle::GpuTextureHandle;
+use crate::device::transfer::Stacked;
 use crate::plan::plans::Plans;
 use crate::plan::program::Program;
 use crate::plan::{BatchDispatchPlan, DEFAULT_PLAN_CACHE_CAPACITY};
@@ -34,6 +35,10 @@ use crate::run::started::Started;
 use crate::spec::config::DispatchConfig;
 use crate::spec::error::{BackendError, Result};
 use crate::spec::{BufferSpec, GraphSpec};
+
+/// A run's feeds and sinks, and for a stacked run (`run_batch`) each host
+/// input's instance bytes in order (its feeds are then placeholders).
+pub(crate) type Io<'f, 'p> = (&'f [Feed<'f>], &'f [Sink<'f>], Option<&'p Stacked<'p>>);
 
 /// A compiled graph: pipelines and layouts built once, a launch-plan cache,
 /// and `run`.
@@ -401,7 +406,7 @@ impl Graph {
         let scope = self.gpu.catch_errors();
         let mut encoder = encoder(&self.gpu, &self.program, config);
         // 1-4. Check, plan, bind, encode.
-        let started = self.start(&mut encoder, n, (feeds, sinks), config, true);
+        let started = self.start(&mut encoder, n, (feeds, sinks, None), config, true);
         // 5. Submit once.
         let started = started.map(|mut run| {
             let submission = run.submit(encoder);
@@ -425,7 +430,7 @@ impl Graph {
         } else {
             Wait::Async
         };
-        run.read_back(sinks, config.profile, wait).await
+        run.read_back((sinks, None), config.profile, wait).await
     }
 
     /// Record a run into the caller's `encoder` instead of submitting it: for
@@ -465,7 +470,7 @@ impl Graph {
     ) -> Result<RecordedRun<'_>> {
         let scope = self.gpu.catch_errors();
         // 1-4. Check, plan, bind, encode, into the caller's encoder.
-        let started = self.start(encoder, n, (feeds, sinks), config, false);
+        let started = self.start(encoder, n, (feeds, sinks, None), config, false);
         if let Some(error) = scope.pop_now() {
             return Err(BackendError::DispatchFailed {
                 reason: error.to_string(),
@@ -479,19 +484,25 @@ impl Graph {
     /// until the run succeeds), bind (uploads and bind-group changes) and
     /// encode into `encoder`. `submits` says whether the runtime submits
     /// `encoder` itself (then large inputs may go through the plan's
-    /// staging buffers, mapped again after the submission).
+    /// staging buffers, mapped again after the submission). A stacked run
+    /// (`run_batch`) gives its instances' host bytes as the third part of
+    /// `io` (see [`Io`]).
     pub(crate) fn start(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         n: u64,
-        (feeds, sinks): (&[Feed<'_>], &[Sink<'_>]),
+        (feeds, sinks, stacked): Io<'_, '_>,
         config: &DispatchConfig,
         submits: bool,
     ) -> Result<Started<'_>> {
         let (gpu, program) = (&self.gpu, &self.program);
-        // 1. Check.
+        // 1. Check (a stacked run's instances were checked one by one,
+        // and its size by `run_batch`).
         let checked = Instant::now();
-        let override_grids = program.check_run(gpu, n, feeds, sinks, config)?;
+        let override_grids = match stacked {
+            Some(_) => program.check_stacked(gpu, n, config)?,
+            None => program.check_run(gpu, n, feeds, sinks, config)?,
+        };
         let check_ns = elapsed_ns(checked);
         // 2. Plan.
         let planned = Instant::now();
@@ -502,7 +513,7 @@ impl Graph {
             return Ok(run);
         }
         // 3. Bind.
-        let copies = run.bind(feeds, config, submits);
+        let copies = run.bind((feeds, stacked), config, submits);
         // 4. Encode.
         let grids = override_grids.as_deref();
         run.encode(encoder, (feeds, sinks), &copies, grids, config);

@@ -81,6 +81,27 @@ pub(crate) enum Dest<'a> {
         body: Body,
         name: &'a str,
     },
+    /// Laid end to end, each into its own destination (`None`: skipped):
+    /// a stacked run's output, each instance's part straight into that
+    /// instance's sink.
+    Pieces(Vec<Piece<'a>>),
+}
+
+/// One part of a [`Dest::Pieces`]: `len` bytes, and where they go.
+pub(crate) struct Piece<'a> {
+    pub(crate) len: usize,
+    pub(crate) dest: Option<Dest<'a>>,
+}
+
+impl Dest<'_> {
+    /// Bytes it takes from a mapped buffer.
+    fn len(&self) -> usize {
+        match self {
+            Dest::Bytes(dst) => dst.len(),
+            Dest::Vec { header, body, .. } => header.saturating_add(body.mapped()),
+            Dest::Pieces(pieces) => pieces.iter().map(|p| p.len).sum(),
+        }
+    }
 }
 
 /// How many bytes of elements a vector destination receives.
@@ -118,10 +139,7 @@ impl Target<'_> {
         if self.rows.is_some() {
             return self.buffer.size();
         }
-        match &self.dest {
-            Dest::Bytes(dst) => map_len(dst.len()),
-            Dest::Vec { header, body, .. } => map_len(header.saturating_add(body.mapped())),
-        }
+        map_len(self.dest.len())
     }
 }
 
@@ -509,6 +527,35 @@ fn copy_out(
                 })?;
             Ok((*header + body_bytes) as u64)
         }
+        Dest::Pieces(pieces) => copy_pieces(copier, view, pieces),
+    }
+}
+
+/// Copy each piece of `view` into its own destination, the pieces spread
+/// over the transfer threads when the whole is large.
+fn copy_pieces(copier: &Copier<'_>, view: &[u8], pieces: &mut [Piece<'_>]) -> Result<u64> {
+    let mut rest = view;
+    let mut parts = Vec::with_capacity(pieces.len());
+    for piece in pieces.iter_mut() {
+        let (part, tail) = rest.split_at(piece.len.min(rest.len()));
+        rest = tail;
+        if let Some(dest) = piece.dest.as_mut() {
+            parts.push((part, dest));
+        }
+    }
+    let bytes: usize = parts.iter().map(|(p, _)| p.len()).sum();
+    let failed = Mutex::new(None);
+    copier.each(bytes, parts, |(part, dest)| {
+        if let Err(e) = copy_out(copier, part, dest, None) {
+            failed
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get_or_insert(e);
+        }
+    });
+    match failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        Some(e) => Err(e),
+        None => Ok(bytes as u64),
     }
 }
 

@@ -186,14 +186,24 @@ impl Copier<'_> {
         });
     }
 
-    /// Write `src` at the start of `buffer`'s mapped range, zero-padding it
-    /// to a whole number of 4-byte words (the buffer must hold that many).
+    /// Write bytes `from..to` of `src` at the start of `buffer`'s mapped
+    /// range, zero-padding them to a whole number of 4-byte words (the
+    /// buffer must hold that many). The mapped range is cut into aligned
+    /// pieces (one per thread when large), each gathered from whichever of
+    /// `src`'s parts it covers, so parts of any length (a stacked run's
+    /// instances of odd byte sizes) land in one copy each.
     ///
     /// # Errors
     /// wgpu's message when a piece of the range cannot be viewed (the
     /// buffer is not mapped, or is smaller).
-    pub(crate) fn fill(&self, buffer: &wgpu::Buffer, src: &[u8]) -> Result<(), String> {
-        let total = src.len().next_multiple_of(4);
+    pub(crate) fn fill(
+        &self,
+        buffer: &wgpu::Buffer,
+        src: Pieces<'_, '_>,
+        (from, to): (usize, usize),
+    ) -> Result<(), String> {
+        let len = to.saturating_sub(from);
+        let total = len.next_multiple_of(4);
         if total as u64 > buffer.size() {
             return Err(format!(
                 "a staging buffer of {} bytes cannot take {total}",
@@ -215,9 +225,11 @@ impl Copier<'_> {
                 .slice(start as u64..end as u64)
                 .get_mapped_range_mut()
                 .map_err(|e| e.to_string())?;
-            let data = src.get(start..end.min(src.len())).unwrap_or(&[]);
-            let (mut body, mut tail) = view.slice(..).split_at(data.len());
-            body.copy_from_slice(data);
+            let data = end.min(len).saturating_sub(start);
+            let (mut body, mut tail) = view.slice(..).split_at(data);
+            src.each_part(from + start, data, |at, bytes| {
+                body.slice(at..at + bytes.len()).copy_from_slice(bytes);
+            });
             tail.fill(0);
             Ok(())
         };
@@ -255,6 +267,49 @@ impl Copier<'_> {
                     copy_uninit(&src[start..start + out.len()], out);
                 }
             }
+        }
+    }
+}
+
+/// A stacked run's host inputs: for each, its instances' bytes in order
+/// (each input's [`Pieces`]).
+pub(crate) type Stacked<'p> = [Vec<&'p [u8]>];
+
+/// Bytes laid end to end in parts: a host input's bytes (one part), or a
+/// stacked run's input, each instance's bytes one after another, never
+/// gathered into one host buffer.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pieces<'p, 'a> {
+    parts: &'p [&'a [u8]],
+}
+
+impl<'p, 'a> Pieces<'p, 'a> {
+    /// These parts, in order.
+    pub(crate) fn new(parts: &'p [&'a [u8]]) -> Self {
+        Pieces { parts }
+    }
+
+    /// Bytes in all.
+    pub(crate) fn len(&self) -> usize {
+        self.parts.iter().map(|p| p.len()).sum()
+    }
+
+    /// Hand `write` the bytes `from..from + len` part by part, each with
+    /// its offset from `from` (bytes past the end are not handed).
+    pub(crate) fn each_part(&self, from: usize, len: usize, mut write: impl FnMut(usize, &[u8])) {
+        let (mut at, mut out) = (0usize, 0usize);
+        for part in self.parts {
+            if out == len {
+                break;
+            }
+            let end = at + part.len();
+            if end > from + out {
+                let start = from + out - at;
+                let n = (part.len() - start).min(len - out);
+                write(out, &part[start..start + n]);
+                out += n;
+            }
+            at = end;
         }
     }
 }

@@ -17,6 +17,7 @@ use crate::device::buffer::{GpuBufferHandle, round4, upload};
 use crate::device::gpu::Gpu;
 use crate::device::io::Feed;
 use crate::device::texture::extent;
+use crate::device::transfer::{Pieces, Stacked};
 use crate::spec::transfer::TransferOptions;
 use crate::spec::{BufferClass, TextureShape};
 
@@ -27,13 +28,16 @@ impl LaunchPlan {
     /// staging buffers when `staging` gives the run's options (the run
     /// submits its commands itself and maps them again after), the others
     /// through the queue; other resident feeds are returned, to be copied
-    /// by the recording.
+    /// by the recording. A stacked run gives `stacked`: for each host
+    /// input, its instances' bytes in order, uploaded one after another
+    /// straight into the buffer's upload path (its feeds are then only
+    /// placeholders).
     pub(crate) fn bind_feeds<'f>(
         &mut self,
         gpu: &Gpu,
         program: &Program,
         feeds: &'f [Feed<'f>],
-        staging: Option<&TransferOptions>,
+        (stacked, staging): (Option<&Stacked<'_>>, Option<&TransferOptions>),
     ) -> SmallVec<[(usize, &'f GpuBufferHandle); 4]> {
         let mut copies = SmallVec::new();
         for (k, (feed, &b)) in feeds.iter().zip(&program.host_inputs).enumerate() {
@@ -56,12 +60,20 @@ impl LaunchPlan {
                             upload_texture(gpu, texture, shape, self.n, bytes);
                         }
                         _ => {
+                            let parts = match stacked.and_then(|s| s.get(k)) {
+                                Some(parts) => &parts[..],
+                                None => std::slice::from_ref(bytes),
+                            };
+                            let src = Pieces::new(parts);
                             let staged = staging.is_some_and(|t| {
                                 let dst = self.buffer_of(program, b).clone();
-                                self.stage(gpu, (k, b, &dst), bytes, t)
+                                self.stage(gpu, (k, b, &dst), src, t)
                             });
                             if !staged {
-                                upload(gpu, self.buffer_of(program, b), bytes);
+                                match parts {
+                                    [bytes] => upload(gpu, self.buffer_of(program, b), bytes),
+                                    _ => upload_pieces(gpu, self.buffer_of(program, b), src),
+                                }
                             }
                         }
                     }
@@ -133,6 +145,23 @@ impl LaunchPlan {
     }
 }
 
+/// Upload bytes in parts through the queue, one after another from the
+/// buffer's start: one staging allocation of the queue, each part copied
+/// into it once (a stacked run's instances, never gathered first).
+fn upload_pieces(gpu: &Gpu, buffer: &wgpu::Buffer, src: Pieces<'_, '_>) {
+    let len = src.len();
+    let Some(size) = wgpu::BufferSize::new(round4(len as u64)) else {
+        return;
+    };
+    if let Some(mut view) = gpu.queue().write_buffer_with(buffer, 0, size) {
+        src.each_part(0, len, |at, bytes| {
+            view.slice(at..at + bytes.len()).copy_from_slice(bytes);
+        });
+        view.slice(len..).fill(0);
+        gpu.count_uploaded(len as u64);
+    }
+}
+
 /// Upload tightly packed host texels (`width * texel_bytes` per row,
 /// `height` rows per layer or z slice) into `texture`; it lands before the
 /// run's submission.
@@ -156,7 +185,7 @@ fn upload_texture(gpu: &Gpu, texture: &wgpu::Texture, shape: &TextureShape, n: u
 }
 
 impl LaunchPlan {
-    /// Upload `bytes` into host input `k`'s buffer `dst` (graph buffer `b`)
+    /// Upload `src` into host input `k`'s buffer `dst` (graph buffer `b`)
     /// through its staging buffers, made on first use; `false` when the
     /// caller must write them through the queue instead (the input is
     /// small, or a staging buffer is not mapped again yet).
@@ -164,10 +193,11 @@ impl LaunchPlan {
         &mut self,
         gpu: &Gpu,
         (k, b, dst): (usize, usize, &wgpu::Buffer),
-        bytes: &[u8],
+        src: Pieces<'_, '_>,
         options: &TransferOptions,
     ) -> bool {
-        if (bytes.len() as u64) < options.staging_min_bytes || bytes.is_empty() {
+        let len = src.len();
+        if (len as u64) < options.staging_min_bytes || len == 0 {
             return false;
         }
         let size = round4(self.bytes[b]);
@@ -194,13 +224,11 @@ impl LaunchPlan {
         let copier = gpu.copier(Some(*options));
         let alone = chunks.len() > 1;
         for s in chunks.iter_mut() {
-            let start = usize::try_from(s.offset)
-                .unwrap_or(usize::MAX)
-                .min(bytes.len());
+            let start = usize::try_from(s.offset).unwrap_or(usize::MAX).min(len);
             let end = start
                 .saturating_add(usize::try_from(s.buffer.size()).unwrap_or(usize::MAX))
-                .min(bytes.len());
-            if copier.fill(&s.buffer, &bytes[start..end]).is_err() {
+                .min(len);
+            if copier.fill(&s.buffer, src, (start, end)).is_err() {
                 // Not mapped after all: the queue takes the whole input
                 // (after any chunk already copied), and the next run maps
                 // these again.
@@ -218,7 +246,7 @@ impl LaunchPlan {
             }
         }
         gpu.count_staged(true);
-        gpu.count_uploaded(bytes.len() as u64);
+        gpu.count_uploaded(len as u64);
         true
     }
 

@@ -35,6 +35,19 @@ impl Program {
         override_grids(gpu, self, n, config)
     }
 
+    /// The checks of a stacked run of size `n` (`run_batch`), whose
+    /// instances each passed [`Program::check_run`] and whose size passed
+    /// every limit: the device, and this run's grids.
+    pub(crate) fn check_stacked(
+        &self,
+        gpu: &Gpu,
+        n: u64,
+        config: &DispatchConfig,
+    ) -> Result<Option<Vec<[u32; 3]>>> {
+        gpu.check_ready()?;
+        override_grids(gpu, self, n, config)
+    }
+
     /// The problem size the host inputs give (see `Graph::infer_problem_size`).
     pub(crate) fn infer_problem_size(&self, feeds: &[Feed<'_>]) -> Result<u64> {
         self.check_feed_count(feeds.len())?;

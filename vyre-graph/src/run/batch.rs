@@ -1,15 +1,13 @@
 //! Batches of independent runs ([`Instance`], [`BatchReport`]) and what a
 //! stacked batch does on the host: whether a graph may stack its instances
-//! ([`stackable`]), gathering their host inputs into one feed per input
-//! ([`Gathered`]) and scattering the one read-back to each instance's
-//! sinks ([`scatter`]). `batch.rs` beside `graph.rs` decides how a batch
+//! ([`stackable`]), each instance's host input bytes ([`host_bytes`],
+//! uploaded one after another at their offsets by `plan/bind.rs`), and
+//! where each instance's part of the one read-back goes ([`scatter`], read
+//! straight from the mapped buffer by `readback.rs`). `batch.rs` beside `graph.rs` decides how a batch
 //! runs and calls these.
 
-use std::sync::{Mutex, PoisonError};
-
-use crate::device::gpu::Gpu;
+use super::readback::Scatter;
 use crate::device::io::{Feed, Sink};
-use crate::device::transfer::{Receive, Source};
 use crate::plan::program::Program;
 use crate::run::report::RunReport;
 use crate::spec::error::{BackendError, Result};
@@ -62,8 +60,9 @@ impl<'a> Instance<'a> {
 #[non_exhaustive]
 pub struct BatchReport {
     /// Each instance's result, in the batch's order. Instances that ran
-    /// stacked share their stacked run's report (its `n` is the stacked
-    /// size); an error after submission is that instance's own
+    /// stacked each get a copy of their stacked run's report with their
+    /// own `n` (its phases, submissions and dispatches are the stacked
+    /// run's, shared); an error after submission is that instance's own
     /// ([`BackendError::BatchInstance`] naming it).
     pub runs: Vec<Result<RunReport>>,
     /// Queue submissions the whole batch made: one per chunk (see
@@ -99,118 +98,36 @@ pub(crate) fn stackable(program: &Program) -> bool {
         && spec.fused.iter().all(|g| over_n(&g.dispatch.size))
 }
 
-/// The host inputs of several instances, each input's bytes one after
-/// another in instance order: the feeds of one stacked run.
-pub(crate) struct Gathered {
-    inputs: Vec<Vec<u8>>,
-}
-
-impl Gathered {
-    /// Gather the host feeds of `instances` (each checked by the caller:
-    /// one host feed per input, of its instance's length), the copies
-    /// spread over the transfer threads when large.
-    pub(crate) fn new(gpu: &Gpu, instances: &[&Instance<'_>]) -> Self {
-        let copier = gpu.copier(None);
-        let count = instances.first().map_or(0, |i| i.feeds.len());
-        let inputs = (0..count)
-            .map(|j| {
-                let bytes = instances
-                    .iter()
-                    .map(|i| feed_bytes(&i.feeds[j]).len())
-                    .sum();
-                let mut all = vec![0u8; bytes];
-                let mut rest = &mut all[..];
-                let mut pairs = Vec::with_capacity(instances.len());
-                for instance in instances {
-                    let src = feed_bytes(&instance.feeds[j]);
-                    let (dst, tail) = std::mem::take(&mut rest).split_at_mut(src.len());
-                    rest = tail;
-                    pairs.push((src, dst));
-                }
-                copier.each(bytes, pairs, |(src, dst)| dst.copy_from_slice(src));
-                all
-            })
-            .collect();
-        Gathered { inputs }
-    }
-
-    /// The stacked run's feeds.
-    pub(crate) fn feeds(&self) -> Vec<Feed<'_>> {
-        self.inputs.iter().map(|b| Feed::Host(b)).collect()
-    }
-}
-
-fn feed_bytes<'a>(feed: &Feed<'a>) -> &'a [u8] {
+/// The bytes of a host feed (empty for any other).
+pub(crate) fn host_bytes<'a>(feed: &Feed<'a>) -> &'a [u8] {
     match feed {
         Feed::Host(bytes) => bytes,
         Feed::Device(_) | Feed::Texture(_) => &[],
     }
 }
 
-/// Copy each stacked output (`outputs[k]`, output `k` of every instance
-/// one after another) into the instances' sinks, the copies spread over
-/// the transfer threads when large.
-///
-/// # Errors
-/// [`BackendError::HostAllocationFailed`] when the host cannot allocate a
-/// vector sink's elements, naming the instance.
-pub(crate) fn scatter(
-    gpu: &Gpu,
+/// Where a stacked run's outputs go: for each host output, each instance's
+/// part (its bytes at size `n`, its sink) in order, read straight from the
+/// mapped read-back buffer (`readback.rs`).
+pub(crate) fn scatter<'s, 'a>(
     program: &Program,
-    outputs: &[Vec<u8>],
-    instances: &mut [&mut Instance<'_>],
-    first_index: &[usize],
-) -> Result<()> {
-    let copier = gpu.copier(None);
-    let mut parts = Vec::with_capacity(instances.len() * outputs.len());
-    let mut bytes = 0usize;
-    let mut at = vec![0usize; outputs.len()];
-    for (instance, &index) in instances.iter_mut().zip(first_index) {
-        let n = instance.n;
+    n: u64,
+    instances: &'s mut [&mut Instance<'a>],
+) -> Scatter<'s, 'a> {
+    let outputs = program.host_outputs.len();
+    let mut scatter: Scatter<'s, 'a> = (0..outputs)
+        .map(|_| Vec::with_capacity(instances.len()))
+        .collect();
+    for instance in instances.iter_mut() {
         for (k, sink) in instance.sinks.iter_mut().enumerate() {
             let b = program.host_outputs[k];
             let len = usize::try_from(program.buffer_bytes(b, n)).unwrap_or(usize::MAX);
-            let start = at[k];
-            at[k] = start.saturating_add(len);
-            let part = outputs[k].get(start..at[k]).unwrap_or(&[]);
-            bytes = bytes.saturating_add(part.len());
-            match sink {
-                Sink::Host(dst) => parts.push((index, part, Part::Bytes(&mut dst[..]))),
-                Sink::Vector(v) => parts.push((index, part, Part::Vec(&mut *v.target))),
-                _ => {}
+            if let Some(parts) = scatter.get_mut(k) {
+                parts.push((len, sink));
             }
         }
     }
-    let failed = Mutex::new(None);
-    copier.each(bytes, parts, |(index, part, dst)| match dst {
-        Part::Bytes(dst) => {
-            let len = part.len().min(dst.len());
-            dst[..len].copy_from_slice(&part[..len]);
-        }
-        Part::Vec(sink) => {
-            let elements = part.len() / sink.element_size().max(1);
-            if let Err(bytes) = sink.receive(&copier, &[], Source::Plain(part), elements) {
-                let mut failed = failed.lock().unwrap_or_else(PoisonError::into_inner);
-                failed.get_or_insert((index, bytes));
-            }
-        }
-    });
-    match failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
-        Some((index, bytes)) => Err(BackendError::BatchInstance {
-            index,
-            source: Box::new(BackendError::HostAllocationFailed {
-                buffer: "an output of the batch".into(),
-                bytes,
-            }),
-        }),
-        None => Ok(()),
-    }
-}
-
-/// Where one instance's part of a stacked output goes.
-enum Part<'a> {
-    Bytes(&'a mut [u8]),
-    Vec(&'a mut (dyn Receive + 'static)),
+    scatter
 }
 
 /// `error` as the error of instance `index`, unless it already names one.

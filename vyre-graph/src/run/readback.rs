@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 
 use crate::device::gpu::Gpu;
 use crate::device::io::{Sink, VecSink};
-use crate::device::map::{Body, Dest, Targets};
+use crate::device::map::{Body, Dest, Piece, Targets};
 use crate::plan::control_block::capacity;
 use crate::plan::launch::LaunchPlan;
 use crate::plan::program::Program;
@@ -35,13 +35,22 @@ pub(crate) struct Reading<'a> {
 /// [`Stamp`]: crate::plan::stamp::Stamp
 pub(crate) fn targets<'a>(
     reading: &Reading<'a>,
-    sinks: &'a mut [Sink<'_>],
+    (sinks, scatter): (&'a mut [Sink<'_>], Option<&'a mut Scatter<'_, '_>>),
     stamps: &'a mut Vec<u8>,
     status: &'a mut StatusBytes,
 ) -> Targets<'a> {
     let (program, plan) = (reading.program, reading.plan);
     let mut targets = Targets::new();
+    let mut scatter = scatter.map(|s| s.iter_mut());
     for (k, sink) in sinks.iter_mut().enumerate() {
+        let parts = scatter.as_mut().and_then(Iterator::next);
+        if let Some(parts) = parts.filter(|_| !matches!(sink, Sink::Skip)) {
+            let pieces = parts
+                .iter_mut()
+                .map(|(len, sink)| piece(program, k, *len, sink));
+            targets.push_to(&plan.readback[k], Dest::Pieces(pieces.collect()), None);
+            continue;
+        }
         if reading.by_count.get(k) == Some(&true) {
             continue;
         }
@@ -72,6 +81,29 @@ pub(crate) fn targets<'a>(
         targets.push(&s.read, proof, None);
     }
     targets
+}
+
+/// A stacked run's sinks: for each host output, each instance's part of it
+/// (its bytes, its sink) in order. The run reads each part straight from
+/// the mapped read-back buffer into the instance's sink.
+pub(crate) type Scatter<'s, 'a> = Vec<Vec<(usize, &'s mut Sink<'a>)>>;
+
+/// Where one instance's `len` bytes of output `k` of a stacked run go.
+fn piece<'a>(program: &'a Program, k: usize, len: usize, sink: &'a mut Sink<'_>) -> Piece<'a> {
+    let dest = match sink {
+        Sink::Host(dst) => {
+            let len = len.min(dst.len());
+            Some(Dest::Bytes(&mut dst[..len]))
+        }
+        Sink::Vector(v) => Some(Dest::Vec {
+            sink: &mut *v.target,
+            header: 0,
+            body: Body::Bytes(len),
+            name: &program.spec.buffers[program.host_outputs[k]].name,
+        }),
+        Sink::Device(_) | Sink::Texture(_) | Sink::Skip => None,
+    };
+    Piece { len, dest }
 }
 
 /// Where vector sink `v` of output `b` receives: the buffer's header, then

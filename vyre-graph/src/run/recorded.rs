@@ -99,7 +99,9 @@ impl<'g> RecordedRun<'g> {
     /// checked, then the run's read-back, waiting as `wait` says.
     async fn read_with(self, sinks: &mut [Sink<'_>], wait: Wait) -> Result<RunReport> {
         self.check_same_sinks(sinks)?;
-        self.started.read_back(sinks, self.profile, wait).await
+        self.started
+            .read_back((sinks, None), self.profile, wait)
+            .await
     }
 
     /// The sinks given to `read` must be those given to `record`: a host

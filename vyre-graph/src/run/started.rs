@@ -12,13 +12,14 @@ use smallvec::SmallVec;
 
 use super::counted::{read_by_count, read_counted};
 use super::encode::{Recording, encode};
-use super::readback::{Reading, StatusBytes, check_stamp, gpu_ns, targets};
+use super::readback::{Reading, Scatter, StatusBytes, check_stamp, gpu_ns, targets};
 use super::report::{RunPhases, RunReport, elapsed_ns};
 use super::status::{check_status, held_loop};
 use crate::device::buffer::GpuBufferHandle;
 use crate::device::gpu::Gpu;
 use crate::device::io::{Feed, Sink};
 use crate::device::map::{Wait, map_and_copy};
+use crate::device::transfer::Stacked;
 use crate::plan::plans::Checkout;
 use crate::plan::program::Program;
 use crate::plan::trips::Trip;
@@ -103,7 +104,7 @@ impl<'g> Started<'g> {
     /// queue. Returns the resident feeds the recording copies.
     pub(crate) fn bind<'f>(
         &mut self,
-        feeds: &'f [Feed<'f>],
+        (feeds, stacked): (&'f [Feed<'f>], Option<&Stacked<'_>>),
         config: &DispatchConfig,
         staging: bool,
     ) -> SmallVec<[(usize, &'f GpuBufferHandle); 4]> {
@@ -112,7 +113,12 @@ impl<'g> Started<'g> {
         self.submits = staging;
         let options = self.gpu.copier(config.transfer).options;
         let plan = &mut self.checkout.plan;
-        let copies = plan.bind_feeds(self.gpu, self.program, feeds, staging.then_some(&options));
+        let copies = plan.bind_feeds(
+            self.gpu,
+            self.program,
+            feeds,
+            (stacked, staging.then_some(&options)),
+        );
         plan.timer(self.gpu, config.profile);
         plan.stamp(self.gpu, None);
         self.report.phases.bind_ns = elapsed_ns(start);
@@ -202,7 +208,7 @@ impl<'g> Started<'g> {
     /// ([`check_status`]).
     pub(crate) async fn read_back(
         mut self,
-        sinks: &mut [Sink<'_>],
+        (sinks, mut scatter): (&mut [Sink<'_>], Option<&mut Scatter<'_, '_>>),
         profiling: bool,
         wait: Wait,
     ) -> Result<RunReport> {
@@ -216,7 +222,8 @@ impl<'g> Started<'g> {
             by_count: &self.by_count,
             profiling,
         };
-        let mut targets = targets(&reading, sinks, &mut stamps, &mut status);
+        let io = (&mut *sinks, scatter.as_deref_mut());
+        let mut targets = targets(&reading, io, &mut stamps, &mut status);
         let wait_start = Instant::now();
         let mut again = wait.again();
         let mut copy_ns = map_and_copy(gpu, copier, &plan.map_slots, &mut targets, wait).await?;
@@ -231,7 +238,8 @@ impl<'g> Started<'g> {
                 by_count: &self.by_count,
                 profiling,
             };
-            let mut targets = super::readback::targets(&reading, sinks, &mut stamps, &mut status);
+            let io = (&mut *sinks, scatter.as_deref_mut());
+            let mut targets = super::readback::targets(&reading, io, &mut stamps, &mut status);
             let wait = again(submission);
             again = wait.again();
             let plan = &self.checkout.plan;
