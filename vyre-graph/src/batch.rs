@@ -7,9 +7,6 @@
 //! import it. See `docs/batches.md`.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
 
 use crate::device::io::Feed;
 use crate::device::io::Sink;
@@ -22,14 +19,12 @@ use crate::run::batch::{
 use crate::run::encode::encoder;
 use crate::run::readback::Scatter;
 use crate::run::report::RunReport;
+use crate::run::started::Started;
 use crate::spec::config::DispatchConfig;
 use crate::spec::error::{BackendError, Result};
 
 /// Each instance's result so far (`None`: not run yet).
 type Results = Vec<Option<Result<RunReport>>>;
-
-/// A run in flight of a stream.
-type InFlight<'a> = Pin<Box<dyn Future<Output = Result<RunReport>> + 'a>>;
 
 impl Graph {
     /// Run independent `instances` of the graph's problem, each with its own
@@ -375,9 +370,11 @@ impl Graph {
     /// # }
     /// ```
     ///
-    /// [`DispatchConfig::timeout`] does not apply (the runs wait through
-    /// futures, as [`Graph::run_async`]'s do), except at depth 1 or for a
-    /// single run: those are blocking runs, one after another.
+    /// The calling thread waits for each run's own submission (the later
+    /// runs stay queued on the device meanwhile), for at most
+    /// [`DispatchConfig::timeout`] each; no device poller thread is
+    /// involved. At depth 1, or for a single run, the runs are plain
+    /// blocking runs, one after another.
     #[must_use = "each run's result says whether it succeeded"]
     pub fn run_many(
         &self,
@@ -398,23 +395,23 @@ impl Graph {
                 .collect();
         }
         let mut results: Results = instances.iter().map(|_| None).collect();
-        let mut in_flight: VecDeque<(usize, InFlight<'_>)> = VecDeque::with_capacity(depth);
-        for (index, instance) in instances.iter_mut().enumerate() {
-            let Instance { n, feeds, sinks } = instance;
-            let mut run: InFlight<'_> = Box::pin(self.run_async(*n, feeds, sinks, config));
-            // The first poll checks, plans, records and submits.
-            match run.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-                Poll::Ready(result) => results[index] = Some(result),
-                Poll::Pending => in_flight.push_back((index, run)),
+        let mut in_flight: VecDeque<(usize, Submitted<'_>)> = VecDeque::with_capacity(depth);
+        for index in 0..instances.len() {
+            // Check, plan, upload, record and submit run `k + 1` ...
+            match self.submit_one(&instances[index], config) {
+                Ok(submitted) => in_flight.push_back((index, submitted)),
+                Err(e) => results[index] = Some(Err(e)),
             }
+            // ... then wait for the oldest run's own submission only, so
+            // the later runs' work stays queued behind it.
             while in_flight.len() >= depth {
-                if let Some((k, run)) = in_flight.pop_front() {
-                    results[k] = Some(block_on(run));
+                if let Some((k, submitted)) = in_flight.pop_front() {
+                    results[k] = Some(submitted.finish(&mut instances[k].sinks, config));
                 }
             }
         }
-        for (k, run) in in_flight {
-            results[k] = Some(block_on(run));
+        for (k, submitted) in in_flight {
+            results[k] = Some(submitted.finish(&mut instances[k].sinks, config));
         }
         results
             .into_iter()
@@ -428,6 +425,51 @@ impl Graph {
                 .map_err(|e| of_instance(index, e))
             })
             .collect()
+    }
+}
+
+impl Graph {
+    /// Steps 1 to 5 of one run of a stream: check, plan, bind, encode and
+    /// submit, as [`Graph::run`] does, leaving the read-back for later.
+    fn submit_one<'g>(
+        &'g self,
+        instance: &Instance<'_>,
+        config: &DispatchConfig,
+    ) -> Result<Submitted<'g>> {
+        let scope = self.gpu.catch_errors();
+        let mut encoder = encoder(&self.gpu, &self.program, config);
+        let io = (&instance.feeds[..], &instance.sinks[..], None);
+        let started = self.start(&mut encoder, instance.n, io, config, true);
+        let started = started.map(|mut run| {
+            let submission = run.submit(encoder);
+            (run, submission)
+        });
+        let error = block_on(scope.pop());
+        let (run, submission) = started?;
+        if let Some(error) = error {
+            return Err(BackendError::DispatchFailed {
+                reason: error.to_string(),
+            });
+        }
+        Ok(Submitted { run, submission })
+    }
+}
+
+/// A run of a stream, submitted and not yet read back.
+struct Submitted<'g> {
+    run: Started<'g>,
+    submission: wgpu::SubmissionIndex,
+}
+
+impl Submitted<'_> {
+    /// Step 6: wait for this run's own submission (for at most the
+    /// config's timeout) and read its outputs back into `sinks`.
+    fn finish(self, sinks: &mut [Sink<'_>], config: &DispatchConfig) -> Result<RunReport> {
+        let wait = Wait::Block {
+            submission: Some(self.submission),
+            timeout: config.timeout,
+        };
+        block_on(self.run.read_back((sinks, None), config.profile, wait))
     }
 }
 
