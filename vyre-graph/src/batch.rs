@@ -245,26 +245,8 @@ impl Graph {
         scatter: &mut Scatter<'_, '_>,
         config: &DispatchConfig,
     ) -> Result<RunReport> {
-        let scope = self.gpu.catch_errors();
-        let mut encoder = encoder(&self.gpu, &self.program, config);
-        let io = (feeds, &sinks[..], Some(stacked));
-        let started = self.start(&mut encoder, total, io, config, true);
-        let started = started.map(|mut run| {
-            let submission = run.submit(encoder);
-            (run, submission)
-        });
-        let error = block_on(scope.pop());
-        let (run, submission) = started?;
-        if let Some(error) = error {
-            return Err(BackendError::DispatchFailed {
-                reason: error.to_string(),
-            });
-        }
-        let wait = Wait::Block {
-            submission: Some(submission),
-            timeout: config.timeout,
-        };
-        block_on(run.read_back((&mut sinks, Some(scatter)), config.profile, wait))
+        let submitted = self.submit_one(total, (feeds, &sinks[..], Some(stacked)), config)?;
+        submitted.finish((&mut sinks, Some(scatter)), config)
     }
 
     /// How many of the instances `rest` (in order) one submission of
@@ -398,7 +380,8 @@ impl Graph {
         let mut in_flight: VecDeque<(usize, Submitted<'_>)> = VecDeque::with_capacity(depth);
         for index in 0..instances.len() {
             // Check, plan, upload, record and submit run `k + 1` ...
-            match self.submit_one(&instances[index], config) {
+            let Instance { n, feeds, sinks } = &instances[index];
+            match self.submit_one(*n, (feeds, sinks, None), config) {
                 Ok(submitted) => in_flight.push_back((index, submitted)),
                 Err(e) => results[index] = Some(Err(e)),
             }
@@ -406,12 +389,12 @@ impl Graph {
             // the later runs' work stays queued behind it.
             while in_flight.len() >= depth {
                 if let Some((k, submitted)) = in_flight.pop_front() {
-                    results[k] = Some(submitted.finish(&mut instances[k].sinks, config));
+                    results[k] = Some(submitted.finish((&mut instances[k].sinks, None), config));
                 }
             }
         }
         for (k, submitted) in in_flight {
-            results[k] = Some(submitted.finish(&mut instances[k].sinks, config));
+            results[k] = Some(submitted.finish((&mut instances[k].sinks, None), config));
         }
         results
             .into_iter()
@@ -429,17 +412,18 @@ impl Graph {
 }
 
 impl Graph {
-    /// Steps 1 to 5 of one run of a stream: check, plan, bind, encode and
-    /// submit, as [`Graph::run`] does, leaving the read-back for later.
+    /// Steps 1 to 5 of one run (of a stream, or a stacked run): check,
+    /// plan, bind, encode and submit, as [`Graph::run`] does, leaving the
+    /// read-back for later.
     fn submit_one<'g>(
         &'g self,
-        instance: &Instance<'_>,
+        n: u64,
+        io: (&[Feed<'_>], &[Sink<'_>], Option<&Stacked<'_>>),
         config: &DispatchConfig,
     ) -> Result<Submitted<'g>> {
         let scope = self.gpu.catch_errors();
         let mut encoder = encoder(&self.gpu, &self.program, config);
-        let io = (&instance.feeds[..], &instance.sinks[..], None);
-        let started = self.start(&mut encoder, instance.n, io, config, true);
+        let started = self.start(&mut encoder, n, io, config, true);
         let started = started.map(|mut run| {
             let submission = run.submit(encoder);
             (run, submission)
@@ -455,7 +439,7 @@ impl Graph {
     }
 }
 
-/// A run of a stream, submitted and not yet read back.
+/// A run submitted and not yet read back.
 struct Submitted<'g> {
     run: Started<'g>,
     submission: wgpu::SubmissionIndex,
@@ -463,13 +447,18 @@ struct Submitted<'g> {
 
 impl Submitted<'_> {
     /// Step 6: wait for this run's own submission (for at most the
-    /// config's timeout) and read its outputs back into `sinks`.
-    fn finish(self, sinks: &mut [Sink<'_>], config: &DispatchConfig) -> Result<RunReport> {
+    /// config's timeout) and read its outputs back into the sinks (and a
+    /// stacked run's scatter).
+    fn finish(
+        self,
+        out: (&mut [Sink<'_>], Option<&mut Scatter<'_, '_>>),
+        config: &DispatchConfig,
+    ) -> Result<RunReport> {
         let wait = Wait::Block {
             submission: Some(self.submission),
             timeout: config.timeout,
         };
-        block_on(self.run.read_back((sinks, None), config.profile, wait))
+        block_on(self.run.read_back(out, config.profile, wait))
     }
 }
 
