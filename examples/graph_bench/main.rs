@@ -54,6 +54,8 @@
 //!   run with `GridStride::Never`, `Auto`, `Always` and fixed workgroup
 //!   counts (`GRAPH_BENCH_STRIDE_WORKGROUPS=8,64,512` to choose them),
 //!   interleaved, with host and GPU medians; `--json PATH` writes them;
+//! - `GRAPH_BENCH_CHAIN_THREADS=1`: the fused chain at 1M elements with its
+//!   host copies over 1 to 16 threads and several piece sizes, interleaved;
 //! - `GRAPH_BENCH_FOLD=1`: chain64 written with `g.x` against chain64
 //!   written with the fold-safe `g.x + g.y * nwg.x * 256u` (both fused),
 //!   interleaved, host and GPU medians (the table has both as rows too:
@@ -121,6 +123,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if std::env::var_os("GRAPH_BENCH_PROBE").is_some() {
         return chains::probe(&gpu);
+    }
+    if std::env::var_os("GRAPH_BENCH_CHAIN_THREADS").is_some() {
+        return transfer::chain_threads(quick);
     }
     if std::env::var_os("GRAPH_BENCH_FOLD").is_some() {
         return chains::fold_only(&gpu);

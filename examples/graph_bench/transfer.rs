@@ -542,3 +542,69 @@ pub fn sweep(gpu: &Gpu, quick: bool) -> Result<(), Box<dyn std::error::Error>> {
     }
     Ok(())
 }
+
+/// `GRAPH_BENCH_CHAIN_THREADS=1`: the fused chain at 1M elements with its
+/// host copies split over 1 to 16 threads and pieces of 128 to 512 KiB,
+/// interleaved (a `Gpu` whose pool has 16 threads): whole-run medians and
+/// the upload and read-back phases.
+pub fn chain_threads(quick: bool) -> Result<(), Box<dyn std::error::Error>> {
+    use vyre_graph::{GpuOptions, TransferOptions};
+    let pool = TransferOptions::default().with_threads(16);
+    let gpu = Gpu::with_options(GpuOptions::default().with_transfer(pool))?;
+    println!("adapter: {} (transfer pool of 16)", gpu.adapter());
+    let n = 1u64 << 20;
+    let x = random_u32(n as usize, n);
+    let expected = chain_reference(&x);
+    let chain = Chain64::new(&gpu)?;
+    let mut outputs = Chain64Outputs::default();
+    let variants: [(usize, u64); 7] = [
+        (1, 256 << 10),
+        (4, 256 << 10),
+        (8, 256 << 10),
+        (8, 512 << 10),
+        (12, 256 << 10),
+        (16, 256 << 10),
+        (16, 128 << 10),
+    ];
+    let configs: Vec<DispatchConfig> = variants
+        .iter()
+        .map(|&(t, p)| {
+            let transfer = TransferOptions::default()
+                .with_threads(t)
+                .with_piece_bytes(p);
+            DispatchConfig::default().with_transfer(transfer)
+        })
+        .collect();
+    for config in &configs {
+        chain.run_into(config, &mut outputs, &x)?;
+        assert!(outputs.y == expected, "chain64 n={n} differs from the CPU");
+    }
+    let reps = if quick { 20 } else { 300 };
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
+    let mut ups: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
+    let mut downs: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
+    for rep in 0..reps {
+        for v in order(configs.len(), rep) {
+            let mut phases = [0.0; 5];
+            times[v].push(time_ms(|| {
+                let report = chain
+                    .run_into(&configs[v], &mut outputs, &x)
+                    .expect("chain run");
+                phases = self::phases(&report.phases);
+            }));
+            ups[v].push(phases[0]);
+            downs[v].push(phases[4]);
+        }
+    }
+    assert!(outputs.y == expected, "chain64 n={n} changed");
+    for (v, &(t, p)) in variants.iter().enumerate() {
+        println!(
+            "chain64 1M threads {t:>2} pieces {:>3} KiB: whole run {:.3} ms, upload {:.1} µs, read-back {:.1} µs",
+            p >> 10,
+            median(&mut times[v]),
+            median(&mut ups[v]),
+            median(&mut downs[v])
+        );
+    }
+    Ok(())
+}

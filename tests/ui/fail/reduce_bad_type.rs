@@ -1,4 +1,4 @@
-// A reduction written with an element type it does not support, and an unknown operation.
+// A reduction written with an element type it does not support.
 use vyre_graph::graph;
 
 graph! {
@@ -6,10 +6,8 @@ graph! {
 
     input x[n];
     output s[1];
-    output p[n];
 
     node total = reduce sum<bool>(x) -> s;
-    node prefix = scan inclusive mul<u32>(x) -> p;
 }
 
 fn main() {}
