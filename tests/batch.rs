@@ -247,6 +247,23 @@ fn batches_of_1_2_and_many_stack_into_one_run_each() {
 }
 
 #[test]
+fn a_stacked_run_past_65535_workgroups_folds_and_every_element_is_right() {
+    // 64 instances of n = 65,535 fill exactly 65,535 workgroups of 64; of
+    // n = 65,537, two workgroups past it, so the stacked run's grid folds
+    // (each instance alone would not).
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = Chain::new(&gpu).expect("graph");
+    let config = DispatchConfig::default();
+    for n in [65_535usize, 65_537] {
+        let mut cases: Vec<Case> = (0..64).map(|i| Case::new(n, 11 + i as u32)).collect();
+        let report = run_cases(graph.graph(), &mut cases, &config);
+        assert_eq!(report.stacked, 64, "n = {n}");
+        assert_eq!(report.submissions, 1, "n = {n}");
+    }
+}
+
+#[test]
 fn a_steady_batch_allocates_nothing() {
     let _serial = serial();
     let gpu = gpu();
