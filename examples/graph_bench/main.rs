@@ -83,6 +83,7 @@ mod hand;
 mod measure;
 mod radix_bench;
 mod reduce_bench;
+mod reduce_probe;
 
 #[path = "../bfs/graph.rs"]
 #[allow(dead_code)]
@@ -113,6 +114,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .and_then(|i| args.get(i + 1))
         .cloned();
 
+    if std::env::var("GRAPH_BENCH_PROBE").as_deref() == Ok("reduce") {
+        return reduce_probe::probe(quick);
+    }
     let gpu = Gpu::new()?;
     println!("adapter: {}", gpu.adapter());
     if std::env::var_os("GRAPH_BENCH_ASYNC").is_some() {

@@ -21,7 +21,7 @@ use crate::hand::HandGraph;
 use crate::measure::{median, order, random_u32};
 
 #[allow(dead_code)]
-mod graphs {
+pub(crate) mod graphs {
     use vyre_graph::graph;
 
     graph! { pub struct Sum; input x[n]; output s[1]; node total = reduce sum<f32>(x) -> s; }

@@ -185,7 +185,7 @@ fn bind_group(
             Some(&b) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer: plan.buffer_of(program, b),
                 offset: 0,
-                size: plan.binding_size(program, b),
+                size: plan.binding_size(program, b, 0),
             }),
             None => whole(&control.state),
         };

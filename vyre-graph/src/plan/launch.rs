@@ -17,6 +17,11 @@ use super::stride::StrideLaunch;
 use super::timer::PassTimer;
 use crate::device::buffer::{BoundHandle, round4};
 use crate::device::gpu::Gpu;
+
+/// The smallest buffer a launch plan makes: one `vec4` of 32-bit
+/// scalars, so that a vector view (`array<vec4<f32>>` of an `f32`
+/// buffer) of a buffer shorter than that can still be bound.
+pub(crate) const MIN_SLOT_BYTES: u64 = 16;
 use crate::device::map::MapSlots;
 use crate::device::texture::TextureSlot;
 use crate::spec::BufferClass;
@@ -151,7 +156,11 @@ impl LaunchPlan {
             .map(|((&size, &usage), texture)| {
                 gpu.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(&program.spec.name),
-                    size: if texture.is_some() { 4 } else { round4(size) },
+                    size: if texture.is_some() {
+                        4
+                    } else {
+                        round4(size).max(MIN_SLOT_BYTES)
+                    },
                     usage,
                     mapped_at_creation: false,
                 })
@@ -266,10 +275,19 @@ impl LaunchPlan {
 
     /// The size to bind buffer `b` with: its own bytes, so that
     /// `arrayLength` sees the buffer and not a larger aliased slot or
-    /// resident handle; the whole buffer (`None`) when that is the same.
-    pub(crate) fn binding_size(&self, program: &Program, b: usize) -> Option<NonZeroU64> {
-        let bytes = round4(self.bytes[b]);
-        if self.buffer_of(program, b).size() == bytes {
+    /// resident handle, but at least `at_least` (a binding's minimum, e.g.
+    /// one element of a `vec4` view of a shorter buffer: slots are made
+    /// [`MIN_SLOT_BYTES`] or more for it); the whole buffer (`None`) when
+    /// that is the same.
+    pub(crate) fn binding_size(
+        &self,
+        program: &Program,
+        b: usize,
+        at_least: u64,
+    ) -> Option<NonZeroU64> {
+        let buffer = self.buffer_of(program, b);
+        let bytes = round4(self.bytes[b]).max(at_least).min(buffer.size());
+        if buffer.size() == bytes {
             None
         } else {
             NonZeroU64::new(bytes)
@@ -278,7 +296,12 @@ impl LaunchPlan {
 
     /// What a bind group entry for graph resource `b` binds: its texture's
     /// view, its sampler, or its buffer.
-    fn resource_of<'s>(&'s self, program: &'s Program, b: usize) -> wgpu::BindingResource<'s> {
+    fn resource_of<'s>(
+        &'s self,
+        program: &'s Program,
+        b: usize,
+        at_least: u64,
+    ) -> wgpu::BindingResource<'s> {
         if let Some(Some(sampler)) = program.samplers.get(b) {
             return wgpu::BindingResource::Sampler(sampler);
         }
@@ -288,7 +311,7 @@ impl LaunchPlan {
         wgpu::BindingResource::Buffer(wgpu::BufferBinding {
             buffer: self.buffer_of(program, b),
             offset: 0,
-            size: self.binding_size(program, b),
+            size: self.binding_size(program, b, at_least),
         })
     }
 
@@ -308,6 +331,16 @@ impl LaunchPlan {
     ) -> SmallVec<[wgpu::BindGroup; 2]> {
         let spec = program.dispatch(node);
         let layout = &program.layouts[spec.kernel];
+        let kernel = program.spec.kernels.get(spec.kernel);
+        let at_least = |nb: &crate::spec::NodeBinding| {
+            kernel
+                .and_then(|k| {
+                    k.bindings
+                        .iter()
+                        .find(|kb| kb.group == nb.group && kb.binding == nb.binding)
+                })
+                .map_or(0, |kb| kb.min_binding_size)
+        };
         layout
             .groups
             .iter()
@@ -319,7 +352,7 @@ impl LaunchPlan {
                     .filter(|nb| nb.group as usize == group)
                     .map(|nb| wgpu::BindGroupEntry {
                         binding: nb.binding,
-                        resource: self.resource_of(program, nb.buffer),
+                        resource: self.resource_of(program, nb.buffer, at_least(nb)),
                     })
                     .collect();
                 gpu.create_bind_group(&wgpu::BindGroupDescriptor {

@@ -47,6 +47,15 @@ pub(crate) fn node_uses(spec: &GraphSpec, node: &NodeSpec) -> Vec<Use> {
             None => uses.push(Use::read(b)),
         }
     }
+    // One buffer read through two bindings (a scalar binding and a vector
+    // view of it) is one read; a buffer bound twice with a write stays
+    // twice, and the analysis refuses it.
+    let mut seen: Vec<usize> = Vec::new();
+    uses.retain(|u| {
+        let both_read = u.access == Access::Read && seen.contains(&u.buffer);
+        seen.push(u.buffer);
+        !both_read
+    });
     uses
 }
 
@@ -256,7 +265,7 @@ fn check_node(spec: &GraphSpec, node: &NodeSpec) -> Result<()> {
                 }
             )));
         }
-        if b.element_size != buffer.element_size {
+        if b.element_size != buffer.element_size && !is_vector_view(b, buffer) {
             return Err(mismatch(format!(
                 "`{}` has {}-byte elements but buffer `{}` has {}-byte elements; declare the buffer with the kernel's element type",
                 b.name, b.element_size, buffer.name, buffer.element_size
@@ -527,4 +536,15 @@ fn check_binding(b: &BindingSpec, buffer: &BufferSpec) -> Option<String> {
         )),
         _ => None,
     }
+}
+
+/// A binding that views a buffer of scalars as vectors of them
+/// (`array<vec2<f32>>` or `array<vec4<f32>>` of an `f32` buffer): the
+/// macro checks that the scalar is the buffer's; here the strides must fit.
+fn is_vector_view(b: &crate::spec::BindingSpec, buffer: &crate::spec::BufferSpec) -> bool {
+    let lanes = b.element_size / buffer.element_size.max(1);
+    buffer.header_bytes == 0
+        && b.wgsl_type.starts_with("array<vec")
+        && matches!(lanes, 2 | 4)
+        && b.element_size == lanes * buffer.element_size
 }

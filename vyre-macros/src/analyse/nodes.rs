@@ -401,6 +401,15 @@ fn one_element_type(arg: &Arg, sites: &mut [Option<TypeSite>], diag: &mut Diagno
             // Writers and readers of an append buffer name their
             // structs differently (`count: atomic<u32>` / `u32`).
             let same_header = bdecl.append.is_some() || site.header == binding.header;
+            match vector_view(site, binding) {
+                View::OfSite => return true,
+                View::SiteIsView => {
+                    // The buffer's type is the scalar: this binding gives it.
+                    *site = arg.type_site(binding.element.clone(), binding.element_size);
+                    return true;
+                }
+                View::No => {}
+            }
             if site.element != binding.element
                 || site.element_size != binding.element_size
                 || !same_header
@@ -433,6 +442,55 @@ fn one_element_type(arg: &Arg, sites: &mut [Option<TypeSite>], diag: &mut Diagno
             true
         }
         None => false,
+    }
+}
+
+/// How two bindings of one buffer relate when one is a vector view of the
+/// other: `array<vec4<f32>>` (or `vec2`) over a buffer of `f32`, the
+/// vectorised loads a reduction makes (and users may write).
+enum View {
+    /// The new binding views the site's scalars.
+    OfSite,
+    /// The site views the new binding's scalars.
+    SiteIsView,
+    /// Neither.
+    No,
+}
+
+fn vector_view(site: &TypeSite, binding: &ReflectedBinding) -> View {
+    let lanes_of = |vector: &RustTy, vector_size: u32, scalar: &RustTy, scalar_size: u32| {
+        matches!(vector, RustTy::Array(inner, lanes)
+            if **inner == *scalar
+                && matches!(scalar, RustTy::Prim(_))
+                && matches!(lanes, 2 | 4)
+                && vector_size == lanes * scalar_size)
+    };
+    let plain = site.header.is_none()
+        && binding.header.is_none()
+        && site.header_bytes == 0
+        && binding.header_bytes == 0;
+    if !plain {
+        View::No
+    } else if binding.wgsl_type.starts_with("array<vec")
+        && lanes_of(
+            &binding.element,
+            binding.element_size,
+            &site.element,
+            site.element_size,
+        )
+    {
+        View::OfSite
+    } else if site.wgsl_type.starts_with("array<vec")
+        && lanes_of(
+            &site.element,
+            site.element_size,
+            &binding.element,
+            binding.element_size,
+        )
+    {
+        View::SiteIsView
+    } else {
+        View::No
     }
 }
 
