@@ -1,12 +1,13 @@
 //! Built-in reductions (`node total = reduce sum(x) -> s;`) on a real
 //! device, every operation and type against a CPU reference: sizes 1, the
-//! workgroup size (256) ± 1, a level's segment (4,096) ± 1, larger sizes,
-//! and for `u32` sum one element past 65,535 × 256 (the level-one grid of
-//! 4,097 workgroups and the partial buffers are then at their largest
-//! tested). f32 sums are compared with a compensated (Kahan, in f64) CPU
-//! sum within `64 · ε · Σ|xᵢ|` (each element passes through at most 16
-//! sequential additions per thread and 8 tree levels per reduction level,
-//! three levels); integers exactly, wrapping as WGSL's `+` does; max/min
+//! workgroup size (256) ± 1, a round of the 8 lanes of every invocation
+//! (2,048) ± 1, a level's segment (32,768) ± 1, larger sizes, and for
+//! `u32` sum one element past 65,535 × 256 (the partial buffers are then
+//! at their largest tested). f32 sums are compared with a compensated
+//! (Kahan, in f64) CPU sum within `64 · ε · Σ|xᵢ|` (for these sizes each
+//! element passes through at most 16 sequential additions in its lane, 3
+//! levels of the lanes' tree and 8 of the workgroup's per reduction level,
+//! two levels); integers exactly, wrapping as WGSL's `+` does; max/min
 //! of f32 bit for bit, with NaN, infinities and signed zeros. Every result
 //! is the same bits on 20 runs. An empty input is refused (problem size 0)
 //! and the same graph then runs correctly.
@@ -64,7 +65,9 @@ graph! {
     node total = reduce sum(y) -> s;
 }
 
-const SIZES: [usize; 10] = [1, 2, 255, 256, 257, 4095, 4096, 4097, 100_000, 1_000_003];
+const SIZES: [usize; 13] = [
+    1, 2, 255, 256, 257, 2047, 2048, 2049, 32767, 32768, 32769, 100_000, 1_000_003,
+];
 
 /// A deterministic pseudo-random sequence.
 fn lcg(seed: u32, n: usize) -> Vec<u32> {

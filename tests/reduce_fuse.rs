@@ -158,7 +158,7 @@ fn map_then_scan_fuses_with_identical_results() {
     );
     let text = fused.describe().to_string();
     assert!(
-        text.contains("p__totals1__reads_square") && text.contains("p__scan__reads_square"),
+        text.contains("p__totals__reads_square") && text.contains("p__scan__reads_square"),
         "{text}"
     );
     for &n in &SIZES {

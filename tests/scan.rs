@@ -1,8 +1,9 @@
 //! Built-in scans (`node p = scan inclusive|exclusive sum(x) -> y;`) on a
 //! real device, against a CPU reference element by element: sizes 1, the
-//! workgroup size (256) ± 1, a tile (2,048) ± 1, a tile of tiles
-//! (2,048² = 4,194,304) ± 1 (every level of the scan then has more than
-//! one block), integer sums wrapping, max and min, f32 sums within a
+//! workgroup size (256) ± 1, a tile (2,048) ± 1, a segment (32,768) ± 1
+//! and several segments (each scanned in 16 tiles carried from tile to
+//! tile, the way the segments' offsets are scanned when there are more
+//! than 2,048 of them), integer sums wrapping, max and min, f32 sums within a
 //! stated bound, per-row scans (rows of one element too), and the same
 //! bits on 20 runs.
 
@@ -30,7 +31,7 @@ mod g {
     }
 }
 
-const SIZES: [usize; 11] = [
+const SIZES: [usize; 13] = [
     1,
     2,
     255,
@@ -39,9 +40,11 @@ const SIZES: [usize; 11] = [
     2047,
     2048,
     2049,
+    32767,
+    32768,
+    32769,
     100_000,
-    2048 * 2048 - 1,
-    2048 * 2048 + 1,
+    4 * 32768 + 5,
 ];
 
 fn lcg(seed: u32, n: usize) -> Vec<u32> {

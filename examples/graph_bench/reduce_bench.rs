@@ -15,7 +15,7 @@
 //! Every variant's result is checked against the CPU first. The hand
 //! baselines run through `hand::HandGraph` (plain wgpu, one pass).
 
-use vyre_graph::{DispatchConfig, Gpu};
+use vyre_graph::{DispatchConfig, Gpu, GpuBufferHandle};
 
 use crate::hand::HandGraph;
 use crate::measure::{median, order, random_u32};
@@ -162,20 +162,34 @@ fn close(got: f32, want: f64, what: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs every workload; `reps` interleaved repetitions each.
+/// Runs every workload; `reps` interleaved repetitions each. Inputs are
+/// resident (a `GpuBufferHandle` for the graphs, uploaded once for the
+/// hand baselines), so the pass's timestamps see the kernels alone.
 pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error::Error>> {
     if !gpu.has_timestamps() {
         return Err("--reduce needs timestamp queries (GPU time); this adapter has none".into());
     }
     let n: usize = if quick { 1 << 20 } else { 1 << 26 };
+    let small_n: usize = if quick { 1 << 18 } else { 1 << 24 };
     let reps = if quick { 5 } else { 21 };
     let profile = DispatchConfig::default().with_profile(true);
     let x = floats(n);
+    let xs = &x[..small_n];
+    let hx = GpuBufferHandle::from_slice(gpu, &x)?;
+    let hxs = GpuBufferHandle::from_slice(gpu, xs)?;
     let sum = graphs::Sum::new(gpu)?;
     let affine = graphs::Affine::new(gpu)?;
     let affine_unfused = graphs::AffineUnfused::new(gpu)?;
     let hand_sum = HandGraph::new(gpu, &graphs::HandSum::SPEC, n as u64);
+    let hand_small = HandGraph::new(gpu, &graphs::HandSum::SPEC, small_n as u64);
+    // The graph's own kernels and grids, run through plain wgpu with pass
+    // timestamps only (no timestamp between dispatches).
+    let plain_sum = HandGraph::new(gpu, &graphs::Sum::SPEC, n as u64);
+    let plain_small = HandGraph::new(gpu, &graphs::Sum::SPEC, small_n as u64);
+    let plain_scan = HandGraph::new(gpu, &graphs::Scan::SPEC, n as u64);
+
     let exact: f64 = x.iter().map(|&v| f64::from(v)).sum();
+    let exact_small: f64 = xs.iter().map(|&v| f64::from(v)).sum();
     let exact_affine: f64 = x
         .iter()
         .map(|&v| {
@@ -183,17 +197,40 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
             t * t
         })
         .sum();
-    close(sum.run(&x)?.s[0], exact, "sum")?;
-    close(affine.run(&x)?.s[0], exact_affine, "affine fused")?;
-    close(affine_unfused.run(&x)?.s[0], exact_affine, "affine unfused")?;
-    let mut hand_out = [0f32; 1];
-    hand_sum.run(
+    let mut out1 = [0f32; 1];
+    plain_sum.run(
         &[bytemuck::cast_slice(&x)],
-        &mut [bytemuck::cast_slice_mut(&mut hand_out)],
+        &mut [bytemuck::cast_slice_mut(&mut out1)],
     );
-    close(hand_out[0], exact, "hand sum")?;
+    close(out1[0], exact, "graph kernels through plain wgpu")?;
+    plain_small.run(
+        &[bytemuck::cast_slice(xs)],
+        &mut [bytemuck::cast_slice_mut(&mut out1)],
+    );
+    close(
+        out1[0],
+        exact_small,
+        "graph kernels through plain wgpu (small)",
+    )?;
+    close(sum.run(&hx)?.s[0], exact, "sum")?;
+    close(sum.run(&hxs)?.s[0], exact_small, "sum (small)")?;
+    close(affine.run(&hx)?.s[0], exact_affine, "affine fused")?;
+    close(
+        affine_unfused.run(&hx)?.s[0],
+        exact_affine,
+        "affine unfused",
+    )?;
+    for (hand, input, want) in [(&hand_sum, &x[..], exact), (&hand_small, xs, exact_small)] {
+        let mut out = [0f32; 1];
+        hand.run(
+            &[bytemuck::cast_slice(input)],
+            &mut [bytemuck::cast_slice_mut(&mut out)],
+        );
+        close(out[0], want, "hand sum")?;
+    }
 
     let u = random_u32(n, 3);
+    let hu = GpuBufferHandle::from_slice(gpu, &u)?;
     let scan = graphs::Scan::new(gpu)?;
     let hand_scan = HandGraph::new(gpu, &graphs::HandPrefixSum::SPEC, n as u64);
     let mut acc = 0u32;
@@ -205,70 +242,77 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
             b
         })
         .collect();
-    if scan.run(&u)?.y != want {
+    if scan.run(&hu)?.y != want {
         return Err("scan: differs from the CPU".into());
+    }
+    let mut hand_y = vec![0u32; n];
+    hand_scan.run(
+        &[bytemuck::cast_slice(&u)],
+        &mut [bytemuck::cast_slice_mut(&mut hand_y)],
+    );
+    if hand_y
+        .iter()
+        .zip(&want)
+        .any(|(a, b)| a.wrapping_sub(*b) != hand_y[0].wrapping_sub(want[0]))
+    {
+        return Err("hand scan: differs from the CPU".into());
+    }
+    let mut plain_y = vec![0u32; n];
+    plain_scan.run(
+        &[bytemuck::cast_slice(&u)],
+        &mut [bytemuck::cast_slice_mut(&mut plain_y)],
+    );
+    if plain_y != want {
+        return Err("the scan's kernels through plain wgpu: differ from the CPU".into());
     }
     let rows = if quick { 256 } else { 4096 };
     let logits: Vec<f32> = floats(rows * 1024).into_iter().map(|v| v * 8.0).collect();
+    let hl = GpuBufferHandle::from_slice(gpu, &logits)?;
     let softmax = graphs::Softmax::new(gpu)?;
-    let probs = softmax.run(&logits)?.probs;
-    for (r, row) in logits.chunks(1024).enumerate().step_by(17) {
-        let top = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let total: f32 = row.iter().map(|v| (v - top).exp()).sum();
-        for (c, &v) in row.iter().enumerate() {
-            let want = (v - top).exp() / total;
-            if (probs[r * 1024 + c] - want).abs() > 1e-5 {
-                return Err(format!(
-                    "softmax row {r} column {c}: {} vs {want}",
-                    probs[r * 1024 + c]
-                )
-                .into());
-            }
-        }
-    }
+    check_softmax(&logits, &softmax.run(&hl)?.probs)?;
 
     let names = [
         "sum graph",
         "sum hand",
+        "sum graph 2^24",
+        "sum hand 2^24",
         "affine fused",
         "affine unfused",
         "scan graph",
         "scan hand",
         "softmax graph",
+        "sum kernels plain",
+        "sum kernels plain 2^24",
+        "scan kernels plain",
     ];
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
-    let xb: &[u8] = bytemuck::cast_slice(&x);
-    let ub: &[u8] = bytemuck::cast_slice(&u);
+    let us = |r: (Option<u64>,)| r.0.map(|t| t as f64 / 1e3);
     for rep in 0..reps {
         for v in order(names.len(), rep) {
-            let ns = match v {
-                0 => sum.run_reported(&profile, &x)?.1.gpu_ns.map(|t| t as f64),
-                1 => hand_sum.gpu_ns_per_node(gpu, &[xb]).map(|t| t * 2.0),
-                2 => affine
-                    .run_reported(&profile, &x)?
-                    .1
-                    .gpu_ns
-                    .map(|t| t as f64),
-                3 => affine_unfused
-                    .run_reported(&profile, &x)?
-                    .1
-                    .gpu_ns
-                    .map(|t| t as f64),
-                4 => scan.run_reported(&profile, &u)?.1.gpu_ns.map(|t| t as f64),
-                5 => hand_scan.gpu_ns_per_node(gpu, &[ub]).map(|t| t * 5.0),
-                _ => softmax
-                    .run_reported(&profile, &logits)?
-                    .1
-                    .gpu_ns
-                    .map(|t| t as f64),
+            let t = match v {
+                0 => us((sum.run_reported(&profile, &hx)?.1.gpu_ns,)),
+                1 => hand_sum.gpu_ns_per_node(gpu, &[]).map(|t| t * 2.0 / 1e3),
+                2 => us((sum.run_reported(&profile, &hxs)?.1.gpu_ns,)),
+                3 => hand_small.gpu_ns_per_node(gpu, &[]).map(|t| t * 2.0 / 1e3),
+                4 => us((affine.run_reported(&profile, &hx)?.1.gpu_ns,)),
+                5 => us((affine_unfused.run_reported(&profile, &hx)?.1.gpu_ns,)),
+                6 => us((scan.run_reported(&profile, &hu)?.1.gpu_ns,)),
+                7 => hand_scan.gpu_ns_per_node(gpu, &[]).map(|t| t * 5.0 / 1e3),
+                8 => us((softmax.run_reported(&profile, &hl)?.1.gpu_ns,)),
+                9 => plain_sum.gpu_ns_per_node(gpu, &[]).map(|t| t * 2.0 / 1e3),
+                10 => plain_small.gpu_ns_per_node(gpu, &[]).map(|t| t * 2.0 / 1e3),
+                _ => plain_scan.gpu_ns_per_node(gpu, &[]).map(|t| t * 3.0 / 1e3),
             };
-            times[v].extend(ns.map(|t| t / 1e3));
+            times[v].extend(t);
         }
     }
     let workload = |v: usize| match v {
         0 | 1 => ("sum_f32", n as u64),
-        2 | 3 => ("affine_sum_f32", n as u64),
-        4 | 5 => ("exclusive_scan_u32", n as u64),
+        2 | 3 => ("sum_f32", small_n as u64),
+        4 | 5 => ("affine_sum_f32", n as u64),
+        6 | 7 | 11 => ("exclusive_scan_u32", n as u64),
+        9 => ("sum_f32", n as u64),
+        10 => ("sum_f32", small_n as u64),
         _ => ("softmax_rows_x1024", rows as u64),
     };
     Ok(names
@@ -281,6 +325,23 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
             gpu_us: median(&mut times[v]),
         })
         .collect())
+}
+
+fn check_softmax(logits: &[f32], probs: &[f32]) -> Result<(), String> {
+    for (r, row) in logits.chunks(1024).enumerate().step_by(17) {
+        let top = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let total: f32 = row.iter().map(|v| (v - top).exp()).sum();
+        for (c, &v) in row.iter().enumerate() {
+            let want = (v - top).exp() / total;
+            if (probs[r * 1024 + c] - want).abs() > 1e-5 {
+                return Err(format!(
+                    "softmax row {r} column {c}: {} vs {want}",
+                    probs[r * 1024 + c]
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The rows as a table, with bandwidth for the whole-buffer workloads.

@@ -154,11 +154,16 @@ fn sum_coalesced(seg: u32, u: u32) -> String {
     for k in 0..u {
         s.push_str(&format!("    var a{k} = 0.0;\n"));
     }
-    s.push_str(&format!("    loop {{\n        if i + {}u * 256u >= end {{ break; }}\n", u - 1));
+    s.push_str(&format!(
+        "    loop {{\n        if i + {}u * 256u >= end {{ break; }}\n",
+        u - 1
+    ));
     for k in 0..u {
         s.push_str(&format!("        a{k} += x[i + {k}u * 256u];\n"));
     }
-    s.push_str(&format!("        i += {u}u * 256u;\n    }}\n    for (; i < end; i += 256u) {{ a0 += x[i]; }}\n"));
+    s.push_str(&format!(
+        "        i += {u}u * 256u;\n    }}\n    for (; i < end; i += 256u) {{ a0 += x[i]; }}\n"
+    ));
     let terms: Vec<String> = (0..u).map(|k| format!("a{k}")).collect();
     s.push_str(&format!("    t[l.x] = {};\n", terms.join(" + ")));
     s.push_str("    workgroupBarrier();\n    for (var s = 128u; s > 0u; s >>= 1u) {\n        if l.x < s { t[l.x] += t[l.x + s]; }\n        workgroupBarrier();\n    }\n    if l.x == 0u { part[w.x] = t[0]; }\n}\n");
@@ -339,7 +344,12 @@ fn sum_candidates(gpu: &Gpu, x: &wgpu::Buffer, sub: bool) -> Vec<Candidate> {
             step(gpu, &sum_coalesced(seg, u), &[x, &part], g),
             step(gpu, &sum_level2("f32"), &[&part, &s], 1),
         ];
-        out.push(Candidate { name: format!("sum seg{seg} u{u} coalesced"), steps, out: s, out_len: 4 });
+        out.push(Candidate {
+            name: format!("sum seg{seg} u{u} coalesced"),
+            steps,
+            out: s,
+            out_len: 4,
+        });
     }
     for (g, u, seg, sg) in configs {
         let part = storage(gpu, u64::from(g) * 4);
@@ -488,11 +498,29 @@ pub fn probe(quick: bool) -> Result<(), Box<dyn std::error::Error>> {
         let hu = vyre_graph::GpuBufferHandle::from_slice(gpu, &small)?;
         let (mut gs, mut gc) = (Vec::new(), Vec::new());
         for _ in 0..reps {
-            gs.extend(sum.run_reported(&profile, &hf)?.1.gpu_ns.map(|t| t as f64 / 1e3));
-            gc.extend(scan.run_reported(&profile, &hu)?.1.gpu_ns.map(|t| t as f64 / 1e3));
+            gs.extend(
+                sum.run_reported(&profile, &hf)?
+                    .1
+                    .gpu_ns
+                    .map(|t| t as f64 / 1e3),
+            );
+            gc.extend(
+                scan.run_reported(&profile, &hu)?
+                    .1
+                    .gpu_ns
+                    .map(|t| t as f64 / 1e3),
+            );
         }
-        println!("probe n={n:<10} {:<28} {:>9.1} µs", "graph sum (resident)", median(&mut gs));
-        println!("probe n={n:<10} {:<28} {:>9.1} µs", "graph scan (resident)", median(&mut gc));
+        println!(
+            "probe n={n:<10} {:<28} {:>9.1} µs",
+            "graph sum (resident)",
+            median(&mut gs)
+        );
+        println!(
+            "probe n={n:<10} {:<28} {:>9.1} µs",
+            "graph scan (resident)",
+            median(&mut gc)
+        );
         for (i, c) in all.iter().enumerate() {
             let us = median(&mut times[i]);
             let bytes = if i < sums { n * 4 } else { n * 8 };

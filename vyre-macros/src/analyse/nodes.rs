@@ -403,7 +403,7 @@ fn one_element_type(arg: &Arg, sites: &mut [Option<TypeSite>], diag: &mut Diagno
             let same_header = bdecl.append.is_some() || site.header == binding.header;
             match vector_view(site, binding) {
                 View::OfSite => return true,
-                View::SiteIsView => {
+                View::SiteViews => {
                     // The buffer's type is the scalar: this binding gives it.
                     *site = arg.type_site(binding.element.clone(), binding.element_size);
                     return true;
@@ -452,7 +452,7 @@ enum View {
     /// The new binding views the site's scalars.
     OfSite,
     /// The site views the new binding's scalars.
-    SiteIsView,
+    SiteViews,
     /// Neither.
     No,
 }
@@ -488,7 +488,7 @@ fn vector_view(site: &TypeSite, binding: &ReflectedBinding) -> View {
             binding.element_size,
         )
     {
-        View::SiteIsView
+        View::SiteViews
     } else {
         View::No
     }

@@ -7,9 +7,9 @@
 //!
 //! | written | lowered to |
 //! |---|---|
-//! | `reduce op(x) -> s` | `x` → partials of 4,096 → partials of 4,096² → `s[0]` (three nodes) |
+//! | `reduce op(x) -> s` | `x` → partials of 32,768 elements → `s[0]` (two nodes) |
 //! | `reduce op(x) over [R, C] -> m` | one node, one workgroup per row |
-//! | `scan kind op(x) -> y` | block totals of `x` (2,048 each), their totals, an exclusive scan of those, the block offsets, then `x` scanned from each block's offset (five nodes) |
+//! | `scan kind op(x) -> y` | segment totals of `x` (32,768 each), an exclusive scan of those, then `x` scanned from each segment's offset (three nodes) |
 //! | `scan kind op(x) over [R, C] -> y` | one node, one workgroup per row |
 
 use naga::valid::Capabilities;
@@ -17,9 +17,7 @@ use proc_macro2::Span;
 use syn::{Ident, LitStr};
 
 use super::kernels::{Checked, check_kernels};
-use super::reduce_wgsl::{
-    Generated, REDUCE_SEGMENT, SCAN_TILE, Segment, Source, WORKGROUP, scalar,
-};
+use super::reduce_wgsl::{Generated, REDUCE_SEGMENT, Segment, Source, WORKGROUP, scalar};
 use crate::diag::Diagnostics;
 use crate::model::{
     BindArg, BufferClass, BufferDecl, BufferRef, Extent, ExtentExpr, GraphInput, KernelDecl,
@@ -150,7 +148,9 @@ fn lower_one(graph: &GraphInput, checked: &Checked, d: &ReduceDecl) -> syn::Resu
     Ok(out)
 }
 
-/// `reduce op(x) -> s`: three levels.
+/// `reduce op(x) -> s`: two levels, a workgroup per segment of
+/// [`REDUCE_SEGMENT`] elements to partials, then one workgroup over them
+/// (at most 2^17 partials for the largest buffer a binding can hold).
 fn whole_reduce(
     out: &mut Lowered,
     d: &ReduceDecl,
@@ -159,39 +159,32 @@ fn whole_reduce(
     ty: &'static str,
 ) -> syn::Result<()> {
     let n = src.len.extent;
-    {
-        check_len(dst, Extent::constant(1), &d.dst, "one value")?;
-        let k = REDUCE_SEGMENT;
-        let p1 = out.buffer(d, "partials1", scaled(n, k, 1)?);
-        let p2 = out.buffer(d, "partials2", scaled(n, k * k, 1)?);
-        let fixed = Generated::Reduce(d.op, ty, Segment::Fixed(k));
-        out.node(
-            d,
-            "level1",
-            fixed,
-            &[("src", &d.src), ("vyre_dst", &p1)],
-            scaled(n, k, WORKGROUP)?,
-        );
-        out.node(
-            d,
-            "level2",
-            fixed,
-            &[("src", &p1), ("vyre_dst", &p2)],
-            scaled(n, k * k, WORKGROUP)?,
-        );
-        let last = Generated::Reduce(d.op, ty, Segment::Whole);
-        out.node(
-            d,
-            "level3",
-            last,
-            &[("src", &p2), ("vyre_dst", &d.dst)],
-            Extent::constant(WORKGROUP),
-        );
-    }
+    check_len(dst, Extent::constant(1), &d.dst, "one value")?;
+    let k = REDUCE_SEGMENT;
+    let p1 = out.buffer(d, "partials", scaled(n, k, 1)?);
+    let fixed = Generated::Reduce(d.op, ty, Segment::Fixed(k));
+    out.node(
+        d,
+        "level1",
+        fixed,
+        &[("src", &d.src), ("vyre_dst", &p1)],
+        scaled(n, k, WORKGROUP)?,
+    );
+    let last = Generated::Reduce(d.op, ty, Segment::Whole);
+    out.node(
+        d,
+        "level2",
+        last,
+        &[("src", &p1), ("vyre_dst", &d.dst)],
+        Extent::constant(WORKGROUP),
+    );
     Ok(())
 }
 
-/// `scan kind op(x) -> y`: reduce, then scan.
+/// `scan kind op(x) -> y`: reduce, then scan. Each segment of
+/// [`REDUCE_SEGMENT`] elements is reduced to its total, one workgroup scans
+/// the totals (exclusive) into each segment's offset, then each segment is
+/// scanned from its offset: `x` is read twice and `y` written once.
 fn whole_scan(
     out: &mut Lowered,
     d: &ReduceDecl,
@@ -201,44 +194,37 @@ fn whole_scan(
 ) -> syn::Result<()> {
     let n = src.len.extent;
     check_len(dst, n, &d.dst, "one value per element it scans")?;
-    let k = SCAN_TILE;
-    let t1 = out.buffer(d, "totals1", scaled(n, k, 1)?);
-    let t2 = out.buffer(d, "totals2", scaled(n, k * k, 1)?);
-    let e1 = out.buffer(d, "offsets1", scaled(n, k, 1)?);
-    let e2 = out.buffer(d, "offsets2", scaled(n, k * k, 1)?);
+    let k = REDUCE_SEGMENT;
+    let totals = out.buffer(d, "totals", scaled(n, k, 1)?);
+    let offsets = out.buffer(d, "offsets", scaled(n, k, 1)?);
+    let per_segment = scaled(n, k, WORKGROUP)?;
     let fixed = Generated::Reduce(d.op, ty, Segment::Fixed(k));
-    let (one, two) = (scaled(n, k, WORKGROUP)?, scaled(n, k * k, WORKGROUP)?);
     out.node(
         d,
-        "totals1",
+        "totals",
         fixed,
-        &[("src", &d.src), ("vyre_dst", &t1)],
-        one,
+        &[("src", &d.src), ("vyre_dst", &totals)],
+        per_segment,
     );
-    out.node(d, "totals2", fixed, &[("src", &t1), ("vyre_dst", &t2)], two);
     let top = Generated::Scan(d.op, ty, ReduceKind::Exclusive, Segment::Whole, false);
     out.node(
         d,
-        "offsets2",
+        "offsets",
         top,
-        &[("src", &t2), ("vyre_dst", &e2)],
+        &[("src", &totals), ("vyre_dst", &offsets)],
         Extent::constant(WORKGROUP),
-    );
-    let mid = Generated::Scan(d.op, ty, ReduceKind::Exclusive, Segment::Fixed(k), true);
-    out.node(
-        d,
-        "offsets1",
-        mid,
-        &[("src", &t1), ("vyre_offs", &e2), ("vyre_dst", &e1)],
-        two,
     );
     let last = Generated::Scan(d.op, ty, d.kind, Segment::Fixed(k), true);
     out.node(
         d,
         "scan",
         last,
-        &[("src", &d.src), ("vyre_offs", &e1), ("vyre_dst", &d.dst)],
-        one,
+        &[
+            ("src", &d.src),
+            ("vyre_offs", &offsets),
+            ("vyre_dst", &d.dst),
+        ],
+        per_segment,
     );
     Ok(())
 }

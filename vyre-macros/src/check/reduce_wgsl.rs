@@ -4,15 +4,25 @@
 //! `workgroup_id.x * SEG`), so that the same input always combines in the
 //! same order, whatever the adapter:
 //!
-//! - `reduce`: each invocation combines the segment's elements
-//!   `lid, lid + 256, ..` (coalesced loads), then a fixed binary tree in
-//!   workgroup memory combines the 256 partial values; the result goes to
+//! - `reduce`: each invocation keeps [`LANES`] independent partial values
+//!   and combines the segment's elements `lid, lid + 256, ..` into them in
+//!   turn (coalesced loads, [`LANES`] in flight), then combines its partial
+//!   values in a fixed tree, then a fixed binary tree in workgroup memory
+//!   combines the 256 invocations' values; the result goes to
 //!   `dst[workgroup]`.
 //! - `scan`: the segment is scanned in tiles of 2,048 elements: coalesced
-//!   loads into workgroup memory, each invocation scans its 8 consecutive
-//!   elements, a Hillis-Steele scan of the 256 invocation totals, then a
-//!   coalesced store. The carry into the segment is `offs[workgroup]` (the
-//!   combined earlier segments) or the identity.
+//!   loads into workgroup memory (padded one word in 32, so that the reads
+//!   of consecutive elements by one invocation do not collide in banks),
+//!   each invocation scans its 8 consecutive elements, a Hillis-Steele scan
+//!   of the 256 invocation totals, then a coalesced store. The carry into
+//!   the segment is `offs[workgroup]` (the combined earlier segments) or the
+//!   identity.
+//!
+//! Loads are of single elements (no vector loads), so that a source fused
+//! on read (an element-wise producer computing element `i`) combines in
+//! exactly the order of the buffer it replaces: fused and unfused give the
+//! same bits. On the H200 the coalesced scalar loads with 8 in flight read
+//! within 3% of `vec4` loads at 2^24 elements (`GRAPH_BENCH_PROBE=reduce`).
 //!
 //! Float `max`/`min` return NaN when any element is NaN, and order `-0`
 //! below `+0`; integer `sum` wraps (WGSL's `+`).
@@ -22,10 +32,17 @@ use crate::model::{ReduceKind, ReduceOp};
 
 /// Invocations per workgroup of every generated kernel.
 pub const WORKGROUP: u64 = 256;
-/// Elements per workgroup of a whole-buffer reduction level.
-pub const REDUCE_SEGMENT: u64 = 4096;
-/// Elements per tile of a scan, and per workgroup of a whole-buffer scan level.
+/// Elements per workgroup of a whole-buffer reduction's first level, and
+/// of a whole-buffer scan's segments: 128 per invocation, enough to keep
+/// [`LANES`] loads in flight through 16 rounds.
+pub const REDUCE_SEGMENT: u64 = 32768;
+/// Elements per tile of a scan.
 pub const SCAN_TILE: u64 = 2048;
+/// Words of a scan tile in workgroup memory: one word of padding per 32.
+const PADDED_TILE: u64 = SCAN_TILE + SCAN_TILE / 32;
+/// Independent partial values per invocation of a reduction (loads in
+/// flight).
+pub const LANES: u64 = 8;
 
 /// Where a generated kernel reads its elements from: a storage buffer
 /// `src`, or (fused on read) the element-wise kernel that produces them.
@@ -153,10 +170,62 @@ pub fn reduce_kernel(op: ReduceOp, ty: &str, segment: Segment, src: &Source) -> 
         "@group(0) @binding({b}) var<storage, read_write> vyre_dst: array<{ty}>;\nvar<workgroup> part: array<{ty}, {WORKGROUP}>;\n\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
     ));
     s.push_str(&bounds(segment, src));
+    s.push_str(&lanes_loop());
     s.push_str(&format!(
-        "    var acc = vyre_identity();\n    for (var i = start + lid.x; i < end; i += {WORKGROUP}u) {{\n        acc = vyre_combine(acc, vyre_load(i));\n    }}\n    part[lid.x] = acc;\n    workgroupBarrier();\n    for (var s = {}u; s > 0u; s >>= 1u) {{\n        if lid.x < s {{ part[lid.x] = vyre_combine(part[lid.x], part[lid.x + s]); }}\n        workgroupBarrier();\n    }}\n    if lid.x == 0u && w < arrayLength(&vyre_dst) {{ vyre_dst[w] = part[0]; }}\n}}\n",
+        "    part[lid.x] = acc;\n    workgroupBarrier();\n    for (var s = {}u; s > 0u; s >>= 1u) {{\n        if lid.x < s {{ part[lid.x] = vyre_combine(part[lid.x], part[lid.x + s]); }}\n        workgroupBarrier();\n    }}\n    if lid.x == 0u && w < arrayLength(&vyre_dst) {{ vyre_dst[w] = part[0]; }}\n}}\n",
         WORKGROUP / 2
     ));
+    s
+}
+
+/// The body that combines `start..end` into `acc`: [`LANES`] partial
+/// values `a0..`, element `start + lid + 256 k` into `a(k % LANES)`, then
+/// `a0..` in a fixed tree.
+fn lanes_loop() -> String {
+    let mut s = String::new();
+    for k in 0..LANES {
+        s.push_str(&format!("    var a{k} = vyre_identity();\n"));
+    }
+    let span = (LANES - 1) * WORKGROUP;
+    s.push_str(&format!(
+        "    var i = start + lid.x;\n    loop {{\n        if i >= end || end - i <= {span}u {{ break; }}\n"
+    ));
+    for k in 0..LANES {
+        s.push_str(&format!(
+            "        a{k} = vyre_combine(a{k}, vyre_load(i + {}u));\n",
+            k * WORKGROUP
+        ));
+    }
+    s.push_str(&format!(
+        "        i += {}u;\n    }}\n    for (var k = 0u; i < end; k++) {{\n",
+        LANES * WORKGROUP
+    ));
+    // The remainder goes to the lanes in the same order as full rounds.
+    s.push_str("        let v = vyre_load(i);\n        switch k {\n");
+    for k in 0..LANES {
+        if k + 1 == LANES {
+            s.push_str(&format!(
+                "            default: {{ a{k} = vyre_combine(a{k}, v); }}\n"
+            ));
+        } else {
+            s.push_str(&format!(
+                "            case {k}u: {{ a{k} = vyre_combine(a{k}, v); }}\n"
+            ));
+        }
+    }
+    s.push_str(&format!("        }}\n        i += {WORKGROUP}u;\n    }}\n"));
+    let mut terms: Vec<String> = (0..LANES).map(|k| format!("a{k}")).collect();
+    while terms.len() > 1 {
+        terms = terms
+            .chunks(2)
+            .map(|c| match c {
+                [x, y] => format!("vyre_combine({x}, {y})"),
+                [x] => x.clone(),
+                _ => String::new(),
+            })
+            .collect();
+    }
+    s.push_str(&format!("    let acc = {};\n", terms[0]));
     s
 }
 
@@ -182,7 +251,7 @@ pub fn scan_kernel(
     }
     let b = b + 1;
     s.push_str(&format!(
-        "@group(0) @binding({b}) var<storage, read_write> vyre_dst: array<{ty}>;\nvar<workgroup> tile: array<{ty}, {SCAN_TILE}>;\nvar<workgroup> sums: array<{ty}, {WORKGROUP}>;\n\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
+        "@group(0) @binding({b}) var<storage, read_write> vyre_dst: array<{ty}>;\nvar<workgroup> tile: array<{ty}, {PADDED_TILE}>;\nvar<workgroup> sums: array<{ty}, {WORKGROUP}>;\n\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
     ));
     s.push_str(&bounds(segment, src));
     s.push_str("    var carry = vyre_identity();\n");
@@ -190,7 +259,7 @@ pub fn scan_kernel(
         s.push_str("    if w < arrayLength(&vyre_offs) { carry = vyre_offs[w]; }\n");
     }
     s.push_str(&format!(
-        "    for (var base = start; base < end; base += {SCAN_TILE}u) {{\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            var v = vyre_identity();\n            if base + j < end {{ v = vyre_load(base + j); }}\n            tile[j] = v;\n        }}\n        workgroupBarrier();\n        var acc = vyre_identity();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            acc = vyre_combine(acc, tile[j]);\n            tile[j] = acc;\n        }}\n        sums[lid.x] = acc;\n        workgroupBarrier();\n        for (var d = 1u; d < {WORKGROUP}u; d <<= 1u) {{\n            var t = sums[lid.x];\n            if lid.x >= d {{ t = vyre_combine(sums[lid.x - d], t); }}\n            workgroupBarrier();\n            sums[lid.x] = t;\n            workgroupBarrier();\n        }}\n        var pre = carry;\n        if lid.x > 0u {{ pre = vyre_combine(carry, sums[lid.x - 1u]); }}\n        var prev = pre;\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            let inc = vyre_combine(pre, tile[j]);\n            tile[j] = {};\n            prev = inc;\n        }}\n        carry = vyre_combine(carry, sums[{}u]);\n        workgroupBarrier();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            if base + j < end {{ vyre_dst[base + j] = tile[j]; }}\n        }}\n        workgroupBarrier();\n    }}\n}}\n",
+        "    for (var base = start; base < end; base += {SCAN_TILE}u) {{\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            var v = vyre_identity();\n            if base + j < end {{ v = vyre_load(base + j); }}\n            tile[j + (j >> 5u)] = v;\n        }}\n        workgroupBarrier();\n        var acc = vyre_identity();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            acc = vyre_combine(acc, tile[j + (j >> 5u)]);\n            tile[j + (j >> 5u)] = acc;\n        }}\n        sums[lid.x] = acc;\n        workgroupBarrier();\n        for (var d = 1u; d < {WORKGROUP}u; d <<= 1u) {{\n            var t = sums[lid.x];\n            if lid.x >= d {{ t = vyre_combine(sums[lid.x - d], t); }}\n            workgroupBarrier();\n            sums[lid.x] = t;\n            workgroupBarrier();\n        }}\n        var pre = carry;\n        if lid.x > 0u {{ pre = vyre_combine(carry, sums[lid.x - 1u]); }}\n        var prev = pre;\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            let inc = vyre_combine(pre, tile[j + (j >> 5u)]);\n            tile[j + (j >> 5u)] = {};\n            prev = inc;\n        }}\n        carry = vyre_combine(carry, sums[{}u]);\n        workgroupBarrier();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            if base + j < end {{ vyre_dst[base + j] = tile[j + (j >> 5u)]; }}\n        }}\n        workgroupBarrier();\n    }}\n}}\n",
         if exclusive { "prev" } else { "inc" },
         WORKGROUP - 1
     ));
