@@ -223,6 +223,7 @@ fn whole_scan(
             ("src", &d.src),
             ("vyre_offs", &offsets),
             ("vyre_dst", &d.dst),
+            ("vyre_src4", &d.src),
         ],
         per_segment,
     );
@@ -271,7 +272,11 @@ impl Lowered {
         self.kernels.push(KernelDecl {
             name: name.clone(),
             source: KernelSource::Literal(LitStr::new(
-                &kernel.wgsl(&Source::buffer(kernel.ty())),
+                &kernel.wgsl(&if args.iter().any(|(b, _)| *b == "vyre_src4") {
+                    Source::vector_buffer(kernel.ty())
+                } else {
+                    Source::buffer(kernel.ty())
+                }),
                 span,
             )),
             entry: None,

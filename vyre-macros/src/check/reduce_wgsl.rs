@@ -56,6 +56,9 @@ pub struct Source {
     pub len: String,
     /// The first binding of group 0 the kernel's own globals may use.
     pub next_binding: u32,
+    /// Whether a scan may load whole `vec4`s through `vyre_src4`, a vector
+    /// view of the same buffer (a plain buffer source only).
+    pub vector: bool,
 }
 
 impl Source {
@@ -66,6 +69,16 @@ impl Source {
             load: "return src[i];".to_owned(),
             len: "arrayLength(&src)".to_owned(),
             next_binding: 1,
+            vector: false,
+        }
+    }
+
+    /// [`Source::buffer`], with `vyre_src4` bound to the same buffer as
+    /// `array<vec4<ty>>` for a scan's loads.
+    pub fn vector_buffer(ty: &str) -> Source {
+        Source {
+            vector: true,
+            ..Source::buffer(ty)
         }
     }
 
@@ -253,16 +266,58 @@ pub fn scan_kernel(
     s.push_str(&format!(
         "@group(0) @binding({b}) var<storage, read_write> vyre_dst: array<{ty}>;\nvar<workgroup> tile: array<{ty}, {PADDED_TILE}>;\nvar<workgroup> sums: array<{ty}, {WORKGROUP}>;\n\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
     ));
+    let loads = if src.vector && matches!(segment, Segment::Fixed(k) if k % 4 == 0) {
+        vector_loads(ty, b + 1, &mut s)
+    } else {
+        scalar_loads()
+    };
     s.push_str(&bounds(segment, src));
     s.push_str("    var carry = vyre_identity();\n");
     if offsets {
         s.push_str("    if w < arrayLength(&vyre_offs) { carry = vyre_offs[w]; }\n");
     }
     s.push_str(&format!(
-        "    for (var base = start; base < end; base += {SCAN_TILE}u) {{\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            var v = vyre_identity();\n            if base + j < end {{ v = vyre_load(base + j); }}\n            tile[j + (j >> 5u)] = v;\n        }}\n        workgroupBarrier();\n        var acc = vyre_identity();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            acc = vyre_combine(acc, tile[j + (j >> 5u)]);\n            tile[j + (j >> 5u)] = acc;\n        }}\n        sums[lid.x] = acc;\n        workgroupBarrier();\n        for (var d = 1u; d < {WORKGROUP}u; d <<= 1u) {{\n            var t = sums[lid.x];\n            if lid.x >= d {{ t = vyre_combine(sums[lid.x - d], t); }}\n            workgroupBarrier();\n            sums[lid.x] = t;\n            workgroupBarrier();\n        }}\n        var pre = carry;\n        if lid.x > 0u {{ pre = vyre_combine(carry, sums[lid.x - 1u]); }}\n        var prev = pre;\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            let inc = vyre_combine(pre, tile[j + (j >> 5u)]);\n            tile[j + (j >> 5u)] = {};\n            prev = inc;\n        }}\n        carry = vyre_combine(carry, sums[{}u]);\n        workgroupBarrier();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            if base + j < end {{ vyre_dst[base + j] = tile[j + (j >> 5u)]; }}\n        }}\n        workgroupBarrier();\n    }}\n}}\n",
+        "    for (var base = start; base < end; base += {SCAN_TILE}u) {{\n{}        sums[lid.x] = acc;\n        workgroupBarrier();\n        for (var d = 1u; d < {WORKGROUP}u; d <<= 1u) {{\n            var t = sums[lid.x];\n            if lid.x >= d {{ t = vyre_combine(sums[lid.x - d], t); }}\n            workgroupBarrier();\n            sums[lid.x] = t;\n            workgroupBarrier();\n        }}\n        var pre = carry;\n        if lid.x > 0u {{ pre = vyre_combine(carry, sums[lid.x - 1u]); }}\n        var prev = pre;\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            let inc = vyre_combine(pre, tile[j + (j >> 5u)]);\n            tile[j + (j >> 5u)] = {};\n            prev = inc;\n        }}\n        carry = vyre_combine(carry, sums[{}u]);\n        workgroupBarrier();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            if base + j < end {{ vyre_dst[base + j] = tile[j + (j >> 5u)]; }}\n        }}\n        workgroupBarrier();\n    }}\n}}\n",
+        loads,
         if exclusive { "prev" } else { "inc" },
         WORKGROUP - 1
     ));
+    s
+}
+
+/// A scan tile's loads through workgroup memory: coalesced loads of single
+/// elements, then each invocation's 8 consecutive elements scanned in
+/// `tile`, their combination in `acc`.
+fn scalar_loads() -> String {
+    let per = SCAN_TILE / WORKGROUP;
+    format!(
+        "        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            var v = vyre_identity();\n            if base + j < end {{ v = vyre_load(base + j); }}\n            tile[j + (j >> 5u)] = v;\n        }}\n        workgroupBarrier();\n        var acc = vyre_identity();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            acc = vyre_combine(acc, tile[j + (j >> 5u)]);\n            tile[j + (j >> 5u)] = acc;\n        }}\n"
+    )
+}
+
+/// The same as [`scalar_loads`], the same elements to each invocation in
+/// the same order (so the same bits), but loaded as two `vec4`s straight
+/// into registers through `vyre_src4` (a partial last `vec4` element by
+/// element); adds the `vyre_src4` binding to `decls`.
+fn vector_loads(ty: &str, binding: u32, decls: &mut String) -> String {
+    let at = decls.find("var<workgroup>").unwrap_or(decls.len());
+    decls.insert_str(
+        at,
+        &format!(
+            "@group(0) @binding({binding}) var<storage, read> vyre_src4: array<vec4<{ty}>>;\n"
+        ),
+    );
+    let per = SCAN_TILE / WORKGROUP;
+    let mut s = format!(
+        "        var acc = vyre_identity();\n        for (var h = 0u; h < {}u; h++) {{\n            let e = base + lid.x * {per}u + h * 4u;\n            var v = vec4<{ty}>(vyre_identity());\n            if e < end && end - e > 3u {{\n                v = vyre_src4[e / 4u];\n            }} else {{\n                if e < end {{ v.x = vyre_load(e); }}\n                if e + 1u < end {{ v.y = vyre_load(e + 1u); }}\n                if e + 2u < end {{ v.z = vyre_load(e + 2u); }}\n            }}\n",
+        per / 4
+    );
+    for (l, lane) in ["x", "y", "z", "w"].iter().enumerate() {
+        s.push_str(&format!(
+            "            acc = vyre_combine(acc, v.{lane});\n            {{ let j = lid.x * {per}u + h * 4u + {l}u; tile[j + (j >> 5u)] = acc; }}\n"
+        ));
+    }
+    s.push_str("        }\n");
     s
 }
 

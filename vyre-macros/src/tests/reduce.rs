@@ -145,3 +145,19 @@ fn an_only_reader_producer_is_fused_into_the_load() {
         assert!(!expanded(&graph(body)).contains("__reads_"), "{body}");
     }
 }
+
+#[test]
+fn a_whole_buffer_scan_loads_vec4s_from_a_plain_buffer() {
+    let text = expanded(
+        "pub struct G; input x[n]; output y[n]; node p = scan exclusive sum<u32>(x) -> y;",
+    );
+    assert!(text.contains("vyre_src4"), "no vector view in the scan");
+    // Per-row scans and reductions keep single-element loads.
+    let text = expanded(
+        "pub struct G; input x[n]; output y[n]; output s[1]; node r = scan inclusive max<i32>(x) over [n / 64, 64] -> y; node t = reduce sum<i32>(x) -> s;",
+    );
+    assert!(
+        !text.contains("vyre_src4"),
+        "a vector view outside a whole-buffer scan"
+    );
+}

@@ -294,6 +294,7 @@ fn rewrite_reader(
         ),
         len: format!("arrayLength(&{})", producer.stand_in),
         next_binding: producer.next_binding,
+        vector: false,
     };
     let wgsl = reader.kernel.wgsl(&source);
     let Some(old) = graph.kernels.get(k) else {
@@ -319,7 +320,9 @@ fn rewrite_reader(
     }) else {
         return false;
     };
-    node.args.retain(|a| a.binding != "src");
+    // The source and its vector view (a scan's) give way to the producer.
+    node.args
+        .retain(|a| a.binding != "src" && a.binding != "vyre_src4");
     for (global, target) in &producer.args {
         node.args.push(BindArg {
             binding: Ident::new(global, span),
