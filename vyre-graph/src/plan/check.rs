@@ -14,6 +14,31 @@ use crate::spec::error::{BackendError, Result};
 use crate::spec::{BufferClass, BufferSpec, TextureDimension, TextureShape};
 
 impl Program {
+    /// The fewest bytes any kernel binding of buffer `b` accepts (a vector
+    /// view of a shorter buffer needs one whole vector).
+    pub(crate) fn least_binding_bytes(&self, b: usize) -> u64 {
+        self.spec
+            .nodes
+            .iter()
+            .flat_map(|node| {
+                let kernel = self.spec.kernels.get(node.kernel);
+                node.bindings
+                    .iter()
+                    .filter(move |nb| nb.buffer == b)
+                    .map(move |nb| {
+                        kernel
+                            .and_then(|k| {
+                                k.bindings
+                                    .iter()
+                                    .find(|kb| kb.group == nb.group && kb.binding == nb.binding)
+                            })
+                            .map_or(0, |kb| kb.min_binding_size)
+                    })
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Step 1 of a run, before anything is planned: the device can take a
     /// run now, the feeds and sinks are this graph's at problem size `n`,
     /// and the grids of a run whose config overrides them fit (returned:
@@ -195,6 +220,16 @@ impl Program {
                         wgpu::BufferUsages::COPY_SRC
                     };
                     h.check(gpu, &spec.name, expected, usage)?;
+                    let least = self.least_binding_bytes(b);
+                    if spec.class == BufferClass::Input && h.size() < least {
+                        return Err(BackendError::InvalidHandle {
+                            buffer: spec.name.to_string(),
+                            reason: format!(
+                                "it holds {} bytes, but a kernel binds it as vectors (a vector view such as `array<vec4<f32>>`), which needs at least {least}; make the handle at least {least} bytes (its extra bytes are not read)",
+                                h.size()
+                            ),
+                        });
+                    }
                 }
             }
         }
