@@ -10,8 +10,16 @@
 //! - `scan_u32`: `scan exclusive sum` of 2^26 u32 against the `prefix_sum`
 //!   example's hand-written three-level scan;
 //! - `softmax`: 4,096 rows of 1,024 (256 rows with `--quick`) with
-//!   `reduce max` and `reduce sum` per row.
+//!   `reduce max` and `reduce sum` per row;
+//! - the sum at 2^24 too, and the graph's own sum and scan kernels and
+//!   grids through plain wgpu (`kernels plain`: pass timestamps only, no
+//!   timestamp between dispatches), which separates the kernels from the
+//!   cost of a profiled run's per-dispatch timestamps;
+//! - `chain64_index_spelling`: chain64 at 2^20 (2^16 with `--quick`)
+//!   indexed with `g.x` and with the fold-safe `g.x + g.y * nwg.x * 256u`
+//!   (both fused).
 //!
+//! Inputs are resident, so the pass's timestamps see the kernels alone.
 //! Every variant's result is checked against the CPU first. The hand
 //! baselines run through `hand::HandGraph` (plain wgpu, one pass).
 
@@ -284,7 +292,18 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
         "sum kernels plain",
         "sum kernels plain 2^24",
         "scan kernels plain",
+        "chain64 g.x",
+        "chain64 fold-safe index",
     ];
+    // chain64 at 1M with its two spellings of the index (both fused).
+    let chain_n = if quick { 65_536 } else { 1 << 20 };
+    let chain_x = random_u32(chain_n, 5);
+    let hc = GpuBufferHandle::from_slice(gpu, &chain_x)?;
+    let chain = crate::chains::Chain64::new(gpu)?;
+    let fold = crate::chains::Chain64Fold::new(gpu)?;
+    if chain.run(&hc)?.y != fold.run(&hc)?.y {
+        return Err("chain64: the two spellings differ".into());
+    }
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
     let us = |r: (Option<u64>,)| r.0.map(|t| t as f64 / 1e3);
     for rep in 0..reps {
@@ -301,7 +320,9 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
                 8 => us((softmax.run_reported(&profile, &hl)?.1.gpu_ns,)),
                 9 => plain_sum.gpu_ns_per_node(gpu, &[]).map(|t| t * 2.0 / 1e3),
                 10 => plain_small.gpu_ns_per_node(gpu, &[]).map(|t| t * 2.0 / 1e3),
-                _ => plain_scan.gpu_ns_per_node(gpu, &[]).map(|t| t * 3.0 / 1e3),
+                11 => plain_scan.gpu_ns_per_node(gpu, &[]).map(|t| t * 3.0 / 1e3),
+                12 => us((chain.run_reported(&profile, &hc)?.1.gpu_ns,)),
+                _ => us((fold.run_reported(&profile, &hc)?.1.gpu_ns,)),
             };
             times[v].extend(t);
         }
@@ -313,6 +334,7 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
         6 | 7 | 11 => ("exclusive_scan_u32", n as u64),
         9 => ("sum_f32", n as u64),
         10 => ("sum_f32", small_n as u64),
+        12 | 13 => ("chain64_index_spelling", chain_n as u64),
         _ => ("softmax_rows_x1024", rows as u64),
     };
     Ok(names
@@ -353,7 +375,7 @@ pub fn print(rows: &[ReduceRow]) {
     for r in rows {
         let bytes = match r.workload {
             "sum_f32" | "affine_sum_f32" => r.n as f64 * 4.0,
-            "exclusive_scan_u32" => r.n as f64 * 8.0,
+            "exclusive_scan_u32" | "chain64_index_spelling" => r.n as f64 * 8.0,
             _ => r.n as f64 * 1024.0 * 4.0 * 2.0,
         };
         println!(
