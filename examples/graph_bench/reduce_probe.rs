@@ -243,12 +243,11 @@ fn read(gpu: &Gpu, buf: &wgpu::Buffer, len: u64) -> Vec<u8> {
             timeout: None,
         })
         .expect("poll");
-    let out = staging
+    staging
         .slice(..)
         .get_mapped_range()
         .expect("mapped")
-        .to_vec();
-    out
+        .to_vec()
 }
 
 /// Keeps the GPU busy for a few hundred microseconds ahead of a timed

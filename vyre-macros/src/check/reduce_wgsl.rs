@@ -238,7 +238,8 @@ fn lanes_loop() -> String {
             })
             .collect();
     }
-    s.push_str(&format!("    let acc = {};\n", terms[0]));
+    let top = terms.concat();
+    s.push_str(&format!("    let acc = {top};\n"));
     s
 }
 
