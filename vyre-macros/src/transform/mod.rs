@@ -21,6 +21,8 @@
 pub mod fold;
 pub mod fuse;
 pub mod reduce;
+pub mod reduce_pair;
+pub mod reduce_write;
 mod run;
 pub mod stack;
 pub mod wgsl;
