@@ -316,10 +316,28 @@ impl Lowered {
                     target: BufferRef::Name((*target).clone()),
                 })
                 .collect(),
-            size: SizeDecl::Over(ExtentExpr { extent: over, span }),
+            size: SizeDecl::Over(ExtentExpr {
+                extent: half_word_pad(kernel, over),
+                span,
+            }),
             overrides: Vec::new(),
             unfused: false,
         });
+    }
+}
+
+/// A reduction level of `f16` runs one more workgroup than it has
+/// segments: its segment is empty, so it writes the identity into the
+/// buffer's padding half-word (a storage binding is whole 4-byte words,
+/// and the next level's `arrayLength` counts that half-word as an
+/// element; left at 0, it would take part in a `max` or `min`).
+fn half_word_pad(kernel: Generated, over: Extent) -> Extent {
+    match kernel {
+        Generated::Reduce(_, "f16", _) => Extent {
+            add: over.add.saturating_add(WORKGROUP),
+            ..over
+        },
+        _ => over,
     }
 }
 
