@@ -186,11 +186,29 @@ fn pair_source(
         .filter(|x| x.binding != "vyre_dst")
         .map(|x| (x.binding.to_string(), clone_ref(&x.target)))
         .collect();
-    args.extend(plain_args(other, "vyre_pair_src"));
     let m = &main.source;
+    // A node binds a buffer once: when the main side already binds the
+    // other's source (a producer reading it), read it through that global.
+    let bound = args.iter().find_map(|(global, t)| {
+        matches!(t, BufferRef::Name(n) if *n == other.reader.src).then(|| global.clone())
+    });
+    let (other_decl, other_global, next_binding) = match bound {
+        Some(global) => (String::new(), global, m.next_binding),
+        None => {
+            args.extend(plain_args(other, "vyre_pair_src"));
+            (
+                format!(
+                    "@group(0) @binding({}) var<storage, read> vyre_pair_src: array<{ty}>;\n",
+                    m.next_binding
+                ),
+                "vyre_pair_src".to_owned(),
+                m.next_binding + 1,
+            )
+        }
+    };
     let decls = format!(
-        "{}@group(0) @binding({}) var<storage, read> vyre_pair_src: array<{ty}>;\nfn vyre_load_main(i: u32) -> {ty} {{\n    {}\n}}\nfn vyre_load_other(i: u32) -> {ty} {{\n    return vyre_pair_src[i];\n}}\n",
-        m.decls, m.next_binding, m.load
+        "{}{other_decl}fn vyre_load_main(i: u32) -> {ty} {{\n    {}\n}}\nfn vyre_load_other(i: u32) -> {ty} {{\n    return {other_global}[i];\n}}\n",
+        m.decls, m.load
     );
     let (x, y) = if main_is_a {
         ("vyre_load_main(i)", "vyre_load_other(i)")
@@ -201,7 +219,7 @@ fn pair_source(
         decls,
         load: format!("return {vec}({x}, {y});"),
         len: m.len.clone(),
-        next_binding: m.next_binding + 1,
+        next_binding,
         subgroups: m.subgroups,
     };
     Some((source, args))
