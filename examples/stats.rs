@@ -87,7 +87,9 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let stats = Stats::new(&gpu)?;
     let plan = stats.describe().to_string();
     let one_pass = plan.lines().any(|l| {
-        l.contains("total__level1") && l.contains("__and_") && l.contains("total_sq__level1__reads_square")
+        l.contains("total__level1")
+            && l.contains("__and_")
+            && l.contains("total_sq__level1__reads_square")
     });
     if !one_pass {
         eprintln!("expected one first-level pass for Σx and Σx², got:\n{plan}");

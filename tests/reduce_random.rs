@@ -167,23 +167,39 @@ fn integer_graphs_match_the_cpu_on_random_runs() {
             .collect();
         let what = format!("n = {n}, op {op}, k {k}");
         assert_eq!(a.total, [acc], "{what}: sum");
-        assert_eq!(a.total_x, [x.iter().fold(0u32, |s, &v| s.wrapping_add(v))], "{what}: sum of x");
+        assert_eq!(
+            a.total_x,
+            [x.iter().fold(0u32, |s, &v| s.wrapping_add(v))],
+            "{what}: sum of x"
+        );
         assert_eq!(a.total_x, b.total_x, "{what}");
         assert_eq!(a.top, [*x.iter().max().unwrap()], "{what}: max");
         assert_eq!(a.low, [*x.iter().min().unwrap()], "{what}: min");
         assert_eq!(a.z, z, "{what}: scan then map");
-        assert_eq!((&a.total, &a.top, &a.low, &a.z), (&b.total, &b.top, &b.low, &b.z), "{what}");
+        assert_eq!(
+            (&a.total, &a.top, &a.low, &a.z),
+            (&b.total, &b.top, &b.low, &b.z),
+            "{what}"
+        );
     }
 }
 
 /// Max/min as the kernels define them: NaN wins, `+0` above `-0`.
 fn fold(x: impl IntoIterator<Item = f32>, max: bool) -> f32 {
-    let init = if max { f32::NEG_INFINITY } else { f32::INFINITY };
+    let init = if max {
+        f32::NEG_INFINITY
+    } else {
+        f32::INFINITY
+    };
     x.into_iter().fold(init, |a, b| {
         if a.is_nan() || b.is_nan() {
             f32::NAN
         } else if a == b {
-            let bits = if max { a.to_bits() & b.to_bits() } else { a.to_bits() | b.to_bits() };
+            let bits = if max {
+                a.to_bits() & b.to_bits()
+            } else {
+                a.to_bits() | b.to_bits()
+            };
             f32::from_bits(bits)
         } else if max {
             a.max(b)
@@ -194,7 +210,12 @@ fn fold(x: impl IntoIterator<Item = f32>, max: bool) -> f32 {
 }
 
 fn all_bits(hi: f32, lo: f32, run: &[f32], rows: &[f32]) -> Vec<u32> {
-    [hi, lo].iter().chain(run).chain(rows).map(|v| v.to_bits()).collect()
+    [hi, lo]
+        .iter()
+        .chain(run)
+        .chain(rows)
+        .map(|v| v.to_bits())
+        .collect()
 }
 
 fn same(got: f32, want: f32) -> bool {
@@ -224,7 +245,11 @@ fn float_graphs_match_the_cpu_with_nan_infinities_and_signed_zeros() {
         let what = format!("n = {n}, a = {qa}, b = {qb}");
         let y = x.iter().map(|&v| v * qa + qb);
         assert!(same(a.hi[0], fold(y, true)), "{what}: max {}", a.hi[0]);
-        assert!(same(a.lo[0], fold(x.iter().copied(), false)), "{what}: min {}", a.lo[0]);
+        assert!(
+            same(a.lo[0], fold(x.iter().copied(), false)),
+            "{what}: min {}",
+            a.lo[0]
+        );
         let mut m = f32::NEG_INFINITY;
         for (i, &v) in x.iter().enumerate() {
             m = fold([m, v], true);
@@ -246,9 +271,15 @@ fn twenty_runs_give_the_same_bits_and_size_zero_is_refused() {
     let _s = serial();
     let gpu = gpu();
     let f = ints::Fused::new(&gpu).unwrap();
-    let p = ints::f::P { op: 0, k: 2_654_435_761 };
+    let p = ints::f::P {
+        op: 0,
+        k: 2_654_435_761,
+    };
     let err = f.run(&[][..], &p).expect_err("size 0");
-    assert!(matches!(err, BackendError::InvalidProblemSize { .. }), "{err}");
+    assert!(
+        matches!(err, BackendError::InvalidProblemSize { .. }),
+        "{err}"
+    );
     let mut rng = Rng(42);
     let x: Vec<u32> = (0..300_007).map(|_| rng.next() as u32).collect();
     let first = f.run(&x[..], &p).unwrap();

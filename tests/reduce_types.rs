@@ -121,7 +121,14 @@ fn has<T>(gpu: &Gpu, f: wgpu::Features, name: &str, made: Result<T, BackendError
 
 /// Float max/min as the kernels define them, on the bits of any float
 /// type (`sign` is its sign bit): NaN wins, `+0` above `-0` for max.
-fn fold_minmax(bits: &[u64], sign: u64, max: bool, is_nan: impl Fn(u64) -> bool, lt: impl Fn(u64, u64) -> bool, init: u64) -> Vec<u64> {
+fn fold_minmax(
+    bits: &[u64],
+    sign: u64,
+    max: bool,
+    is_nan: impl Fn(u64) -> bool,
+    lt: impl Fn(u64, u64) -> bool,
+    init: u64,
+) -> Vec<u64> {
     let mut acc = init;
     let mut out = Vec::with_capacity(bits.len());
     for &b in bits {
@@ -145,7 +152,11 @@ fn fold_minmax(bits: &[u64], sign: u64, max: bool, is_nan: impl Fn(u64) -> bool,
 /// The exclusive prefixes of the fold and, last, the whole fold.
 fn f16_minmax(x: &[f16], max: bool) -> Vec<f16> {
     let bits: Vec<u64> = x.iter().map(|v| u64::from(v.to_bits())).collect();
-    let init = if max { f16::NEG_INFINITY } else { f16::INFINITY };
+    let init = if max {
+        f16::NEG_INFINITY
+    } else {
+        f16::INFINITY
+    };
     fold_minmax(
         &bits,
         0x8000,
@@ -161,7 +172,11 @@ fn f16_minmax(x: &[f16], max: bool) -> Vec<f16> {
 
 fn f64_minmax(x: &[f64], max: bool) -> Vec<f64> {
     let bits: Vec<u64> = x.iter().map(|v| v.to_bits()).collect();
-    let init = if max { f64::NEG_INFINITY } else { f64::INFINITY };
+    let init = if max {
+        f64::NEG_INFINITY
+    } else {
+        f64::INFINITY
+    };
     fold_minmax(
         &bits,
         1 << 63,
@@ -184,7 +199,11 @@ fn f16_input(n: usize, seed: u64) -> Vec<f16> {
         .iter()
         .enumerate()
         .map(|(i, &r)| {
-            let v = if i % step == 0 { (r % 3) as f32 - 1.0 } else { 0.0 };
+            let v = if i % step == 0 {
+                (r % 3) as f32 - 1.0
+            } else {
+                0.0
+            };
             f16::from_f32(v)
         })
         .collect()
@@ -192,7 +211,13 @@ fn f16_input(n: usize, seed: u64) -> Vec<f16> {
 
 fn f16_specials(n: usize) -> Vec<f16> {
     let mut x = f16_input(n, 7);
-    let specials = [f16::NEG_ZERO, f16::ZERO, f16::INFINITY, f16::NEG_INFINITY, f16::NAN];
+    let specials = [
+        f16::NEG_ZERO,
+        f16::ZERO,
+        f16::INFINITY,
+        f16::NEG_INFINITY,
+        f16::NAN,
+    ];
     for (k, s) in specials.into_iter().enumerate() {
         if n > 16 * (k + 1) {
             x[n - 1 - 16 * k] = s;
@@ -227,7 +252,12 @@ fn same_f64(got: &[f64], want: &[f64], what: &str) {
 fn f16_every_operation_against_the_cpu() {
     let _s = serial();
     let gpu = gpu();
-    let Some(g) = has(&gpu, wgpu::Features::SHADER_F16, "shader_f16", OpsF16::new(&gpu)) else {
+    let Some(g) = has(
+        &gpu,
+        wgpu::Features::SHADER_F16,
+        "shader_f16",
+        OpsF16::new(&gpu),
+    ) else {
         return;
     };
     for n in F16_SIZES {
@@ -257,7 +287,12 @@ fn f16_every_operation_against_the_cpu() {
 fn f64_every_operation_against_the_cpu() {
     let _s = serial();
     let gpu = gpu();
-    let Some(g) = has(&gpu, wgpu::Features::SHADER_F64, "shader_f64", OpsF64::new(&gpu)) else {
+    let Some(g) = has(
+        &gpu,
+        wgpu::Features::SHADER_F64,
+        "shader_f64",
+        OpsF64::new(&gpu),
+    ) else {
         return;
     };
     for n in SIZES.into_iter().chain([100_003]) {
@@ -297,14 +332,24 @@ fn f64_every_operation_against_the_cpu() {
 fn signed_zeros_alone_keep_their_order() {
     let _s = serial();
     let gpu = gpu();
-    if let Some(g) = has(&gpu, wgpu::Features::SHADER_F16, "shader_f16", OpsF16::new(&gpu)) {
+    if let Some(g) = has(
+        &gpu,
+        wgpu::Features::SHADER_F16,
+        "shader_f16",
+        OpsF16::new(&gpu),
+    ) {
         for x in [[f16::NEG_ZERO, f16::ZERO], [f16::ZERO, f16::NEG_ZERO]] {
             let out = g.run(&x[..]).expect("run");
             assert_eq!(out.hi[0].to_bits(), 0, "f16 max of ±0 is +0");
             assert_eq!(out.lo[0].to_bits(), 0x8000, "f16 min of ±0 is -0");
         }
     }
-    if let Some(g) = has(&gpu, wgpu::Features::SHADER_F64, "shader_f64", OpsF64::new(&gpu)) {
+    if let Some(g) = has(
+        &gpu,
+        wgpu::Features::SHADER_F64,
+        "shader_f64",
+        OpsF64::new(&gpu),
+    ) {
         for x in [[-0.0f64, 0.0], [0.0, -0.0]] {
             let out = g.run(&x[..]).expect("run");
             assert_eq!(out.hi[0].to_bits(), 0, "f64 max of ±0 is +0");
@@ -338,7 +383,11 @@ fn u64_and_i64_wrap_and_match_the_cpu() {
         assert_eq!(out.s, [acc], "u64 sum n={n}");
         assert_eq!(out.inc, inc, "u64 inclusive sum n={n}");
         assert_eq!(out.hi, [*x.iter().max().unwrap_or(&0)], "u64 max n={n}");
-        assert_eq!(out.lo, [*x.iter().min().unwrap_or(&u64::MAX)], "u64 min n={n}");
+        assert_eq!(
+            out.lo,
+            [*x.iter().min().unwrap_or(&u64::MAX)],
+            "u64 min n={n}"
+        );
         let rows = n / 10;
         for r in 0..rows {
             let row = &x[r * 10..(r + 1) * 10];
@@ -346,7 +395,11 @@ fn u64_and_i64_wrap_and_match_the_cpu() {
             assert_eq!(out.rows[r], want, "u64 row sum {r} n={n}");
             let mut m = u64::MAX;
             for (k, &v) in row.iter().enumerate() {
-                assert_eq!(out.exc[r * 10 + k], m, "u64 row exclusive min {r}.{k} n={n}");
+                assert_eq!(
+                    out.exc[r * 10 + k],
+                    m,
+                    "u64 row exclusive min {r}.{k} n={n}"
+                );
                 m = m.min(v);
             }
         }
@@ -362,7 +415,11 @@ fn u64_and_i64_wrap_and_match_the_cpu() {
         }
         assert_eq!(out.s, [acc], "i64 sum n={n}");
         assert_eq!(out.hi, [best], "i64 max n={n}");
-        assert_eq!(out.lo, [*y.iter().min().unwrap_or(&i64::MAX)], "i64 min n={n}");
+        assert_eq!(
+            out.lo,
+            [*y.iter().min().unwrap_or(&i64::MAX)],
+            "i64 min n={n}"
+        );
     }
     // The extremes: MIN and MAX themselves, and a sum that wraps.
     let y = [i64::MAX, 1, i64::MIN, -1, i64::MIN];
@@ -375,7 +432,12 @@ fn u64_and_i64_wrap_and_match_the_cpu() {
 fn the_same_bits_on_20_runs() {
     let _s = serial();
     let gpu = gpu();
-    let Some(g) = has(&gpu, wgpu::Features::SHADER_F64, "shader_f64", OpsF64::new(&gpu)) else {
+    let Some(g) = has(
+        &gpu,
+        wgpu::Features::SHADER_F64,
+        "shader_f64",
+        OpsF64::new(&gpu),
+    ) else {
         return;
     };
     // Values whose sum rounds: the order decides the last bits.
@@ -387,7 +449,13 @@ fn the_same_bits_on_20_runs() {
     for _ in 0..19 {
         let again = g.run(&x).expect("run");
         assert_eq!(again.s[0].to_bits(), first.s[0].to_bits());
-        assert!(again.inc.iter().zip(&first.inc).all(|(a, b)| a.to_bits() == b.to_bits()));
+        assert!(
+            again
+                .inc
+                .iter()
+                .zip(&first.inc)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+        );
     }
 }
 

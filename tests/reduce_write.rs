@@ -264,12 +264,24 @@ fn two_reductions_of_one_source_run_in_one_pass() {
             (s + v, q + f64::from((v * v) as f32), abs + v.abs())
         });
         let eps = 64.0 * f64::from(f32::EPSILON);
-        assert!((f64::from(a.s[0]) - s).abs() <= eps * abs, "n = {n}: sum {} vs {s}", a.s[0]);
-        assert!((f64::from(a.q[0]) - q).abs() <= eps * q, "n = {n}: squares {} vs {q}", a.q[0]);
+        assert!(
+            (f64::from(a.s[0]) - s).abs() <= eps * abs,
+            "n = {n}: sum {} vs {s}",
+            a.s[0]
+        );
+        assert!(
+            (f64::from(a.q[0]) - q).abs() <= eps * q,
+            "n = {n}: squares {} vs {q}",
+            a.q[0]
+        );
     }
     let f = two_inputs_min::Fused::new(&gpu).unwrap();
     let u = two_inputs_min::Unfused::new(&gpu).unwrap();
-    assert!(f.describe().to_string().contains("__and_"), "{}", f.describe());
+    assert!(
+        f.describe().to_string().contains("__and_"),
+        "{}",
+        f.describe()
+    );
     for n in SIZES {
         let a: Vec<i32> = lcg(6, n).into_iter().map(|v| v as i32).collect();
         let b: Vec<i32> = lcg(7, n).into_iter().map(|v| (v >> 3) as i32).collect();
@@ -292,7 +304,11 @@ fn subgroups_run_where_the_device_has_them_and_are_refused_where_not() {
             for n in [1, 257, 4097, 70_000] {
                 let x = lcg(8, n);
                 let out = graph.run(&x[..]).unwrap();
-                assert_eq!(out.s, [x.iter().fold(0u32, |a, &b| a.wrapping_add(b))], "n = {n}");
+                assert_eq!(
+                    out.s,
+                    [x.iter().fold(0u32, |a, &b| a.wrapping_add(b))],
+                    "n = {n}"
+                );
                 let mut acc = 0u32;
                 for (i, &v) in x.iter().enumerate() {
                     assert_eq!(out.y[i], acc, "n = {n} at {i}");
@@ -314,7 +330,10 @@ fn subgroups_run_where_the_device_has_them_and_are_refused_where_not() {
             feature,
             wgpu,
         }) => {
-            assert_eq!((graph.as_str(), feature, wgpu), ("SubgroupSum", "subgroups", "SUBGROUP"));
+            assert_eq!(
+                (graph.as_str(), feature, wgpu),
+                ("SubgroupSum", "subgroups", "SUBGROUP")
+            );
         }
         Err(e) => panic!("expected UnsupportedFeature, got {e}"),
         Ok(_) => panic!("a device without SUBGROUP made the graph"),

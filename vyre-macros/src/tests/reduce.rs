@@ -114,7 +114,10 @@ fn mistakes_are_errors_with_the_fix() {
         ),
         (
             "input x[n]; output s[1]; node t = reduce sum<f64>(x) -> s;",
-            &["on f64 needs the device feature `shader_f64`", "`features [shader_f64];`"],
+            &[
+                "on f64 needs the device feature `shader_f64`",
+                "`features [shader_f64];`",
+            ],
         ),
         (
             "features [shader_f16]; input x[n]; output y[n]; node t = scan inclusive max<u64>(x) -> y;",
@@ -176,7 +179,11 @@ fn subgroups_reach_the_generated_kernels() {
     assert!(with.contains("Subgroups"), "the feature reaches the spec");
     assert!(!plain.contains("Subgroups"));
     let note = "subgroup operations are allowed here";
-    assert_eq!(with.matches(note).count(), 8, "every generated kernel sees the flag");
+    assert_eq!(
+        with.matches(note).count(),
+        8,
+        "every generated kernel sees the flag"
+    );
     assert!(!plain.contains(note));
     // With the feature, a kernel may use subgroup operations; without it,
     // naga refuses them and the error names the feature to declare.
@@ -231,7 +238,10 @@ fn two_reductions_of_one_source_share_a_pass() {
     let text = expanded(&graph(
         "input x[n]; intermediate y[n]; output s[1]; output q[1]; node square(x: x, y: y) over n; node t = reduce sum(x) -> s; node u = reduce sum(y) -> q;",
     ));
-    let paired = ["t__level1__and_u__level1__reads_square", "u__level1__reads_square__and_t__level1"];
+    let paired = [
+        "t__level1__and_u__level1__reads_square",
+        "u__level1__reads_square__and_t__level1",
+    ];
     assert!(paired.iter().any(|p| text.contains(p)), "paired: {text}");
     assert!(text.contains("__level1__pairs"));
     // The same buffer twice; max and max.

@@ -29,8 +29,8 @@ use naga::valid::Capabilities;
 use syn::{Ident, LitStr};
 
 use super::fuse::{keep_in_register, kernel_facts, stage};
+use super::reduce_common::{clone_ref, unprefix_structs};
 use super::reduce_pair::{FusedSources, pair_reductions};
-use super::wgsl::{Kind, lex, text as wgsl_text};
 use crate::check::reduce::{Reader, normal};
 use crate::check::reduce_wgsl::Source;
 use crate::check::{Checked, check_kernels};
@@ -208,27 +208,6 @@ fn producer(
     })
 }
 
-/// The producer's struct names without the prefix: they are the Rust types
-/// of its bindings, which must stay the user's.
-pub(super) fn unprefix_structs(text: &str, prefix: &str, structs: &[&str]) -> Option<String> {
-    let tokens = lex(text)?;
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for t in &tokens {
-        let word = wgsl_text(text, t);
-        if t.kind == Kind::Ident
-            && let Some(name) = word.strip_prefix(prefix)
-            && structs.contains(&name)
-        {
-            out.push_str(text.get(at..t.start)?);
-            out.push_str(name);
-            at = t.end;
-        }
-    }
-    out.push_str(text.get(at..)?);
-    Some(out)
-}
-
 /// The one user node that binds `src` (outside `repeat`, before its first
 /// reader), with its index in `graph.items`.
 fn find_producer<'g>(
@@ -265,23 +244,6 @@ fn find_producer<'g>(
         .iter()
         .position(|it| matches!(it, NodeItem::Node(n) if is_reader(n)))?;
     (item <= first_reader).then_some((item, node))
-}
-
-pub(super) fn clone_ref(r: &BufferRef) -> BufferRef {
-    match r {
-        BufferRef::Name(n) => BufferRef::Name(n.clone()),
-        BufferRef::Alternate {
-            keyword,
-            pong,
-            a,
-            b,
-        } => BufferRef::Alternate {
-            keyword: keyword.clone(),
-            pong: *pong,
-            a: a.clone(),
-            b: b.clone(),
-        },
-    }
 }
 
 /// The source that calls `producer` for element `i`.

@@ -28,7 +28,7 @@ use std::collections::{HashMap, HashSet};
 use naga::valid::Capabilities;
 use syn::{Ident, LitStr};
 
-use super::reduce::clone_ref;
+use super::reduce_common::clone_ref;
 use crate::check::reduce::{Reader, normal};
 use crate::check::reduce_types::pair;
 use crate::check::reduce_wgsl::{Generated, Source};
@@ -126,7 +126,12 @@ fn side<'r>(graph: &GraphInput, fused: &FusedSources, reader: &'r Reader) -> Opt
             item,
         });
     }
-    let len = graph.buffers.iter().find(|b| b.name == reader.src)?.len.extent;
+    let len = graph
+        .buffers
+        .iter()
+        .find(|b| b.name == reader.src)?
+        .len
+        .extent;
     Some(Side {
         reader,
         source: Source::buffer(reader.kernel.ty()).with_subgroups(reader.subgroups),
@@ -143,12 +148,7 @@ struct Rewritten {
     interface: KernelInterface,
 }
 
-fn rewrite(
-    graph: &GraphInput,
-    kernel: &str,
-    wgsl: &str,
-    caps: Capabilities,
-) -> Option<Rewritten> {
+fn rewrite(graph: &GraphInput, kernel: &str, wgsl: &str, caps: Capabilities) -> Option<Rewritten> {
     let k = graph.kernels.iter().position(|d| d.name == kernel)?;
     let name = graph.kernels.get(k)?.name.clone();
     let decl = KernelDecl {
@@ -159,7 +159,9 @@ fn rewrite(
     let mut scratch = Diagnostics::new();
     let more = check_kernels(std::slice::from_ref(&decl), caps, &mut scratch);
     let interface = more.interfaces.into_iter().next()??;
-    scratch.is_empty().then_some(Rewritten { k, decl, interface })
+    scratch
+        .is_empty()
+        .then_some(Rewritten { k, decl, interface })
 }
 
 /// The source that loads both sides as a pair (`a` in `.x`, `b` in `.y`),
@@ -171,7 +173,8 @@ fn pair_source(
     ty: &str,
     vec: &str,
 ) -> Option<(Source, Vec<(String, BufferRef)>)> {
-    let plain_args = |s: &Side, global: &str| vec![(global.to_owned(), BufferRef::Name(s.reader.src.clone()))];
+    let plain_args =
+        |s: &Side, global: &str| vec![(global.to_owned(), BufferRef::Name(s.reader.src.clone()))];
     if !a.fused && !b.fused && a.reader.src == b.reader.src {
         let mut source = a.source.clone();
         source.load = format!("let v = src[i];\n    return {vec}(v, v);");
@@ -233,7 +236,8 @@ fn pair_one(
     [a, b]: [&Reader; 2],
     caps: Capabilities,
 ) -> Option<()> {
-    let (Generated::Reduce(op, ty, seg), Generated::Reduce(op_b, ty_b, seg_b)) = (a.kernel, b.kernel)
+    let (Generated::Reduce(op, ty, seg), Generated::Reduce(op_b, ty_b, seg_b)) =
+        (a.kernel, b.kernel)
     else {
         return None;
     };
@@ -272,7 +276,7 @@ fn pair_one(
         }
     }
     let (pa, pb) = (target(na, "vyre_dst")?, target(nb, "vyre_dst")?);
-    let p_len = graph.buffers.iter().find(|x| x.name == pa)?.len.clone();
+    let p_len = graph.buffers.iter().find(|x| x.name == pa)?.len;
     let (source, mut args) = pair_source(graph, &a, &b, ty, vec)?;
     let kernel = Generated::Reduce(op, vec, seg);
     let early_kernel = node(graph, early.item)?.kernel.to_string();
@@ -282,9 +286,7 @@ fn pair_one(
     for (partials, component) in [(&pa, "x"), (&pb, "y")] {
         for r in readers.iter().filter(|r| !r.first && r.src == *partials) {
             let source = Source {
-                decls: format!(
-                    "@group(0) @binding(0) var<storage, read> src: array<{vec}>;\n"
-                ),
+                decls: format!("@group(0) @binding(0) var<storage, read> src: array<{vec}>;\n"),
                 load: format!("return src[i].{component};"),
                 len: "arrayLength(&src)".to_owned(),
                 next_binding: 1,

@@ -40,7 +40,7 @@ use naga::valid::Capabilities;
 use syn::{Ident, LitStr};
 
 use super::fuse::{keep_in_register, kernel_facts, stage};
-use super::reduce::{clone_ref, unprefix_structs};
+use super::reduce_common::{clone_ref, unprefix_structs};
 use super::wgsl::{Kind, Token, is_ident, is_punct, lex};
 use crate::check::reduce::{Reader, normal};
 use crate::check::reduce_wgsl::{Generated, Segment};
@@ -49,8 +49,8 @@ use crate::diag::Diagnostics;
 use vyre_analysis::Access;
 
 use crate::model::{
-    BindArg, BufferClass, BufferRef, GraphInput, KernelDecl, KernelSource, NodeDecl,
-    NodeItem, SizeDecl,
+    BindArg, BufferClass, BufferRef, GraphInput, KernelDecl, KernelSource, NodeDecl, NodeItem,
+    SizeDecl,
 };
 
 /// The consumer of a scan's output, staged to be called from its store.
@@ -124,7 +124,10 @@ fn fuse_one(
         return None;
     };
     let y = target(scan, "vyre_dst")?;
-    let k = graph.kernels.iter().position(|k| k.name == reader.node.as_str())?;
+    let k = graph
+        .kernels
+        .iter()
+        .position(|k| k.name == reader.node.as_str())?;
     let old = match &graph.kernels.get(k)?.source {
         KernelSource::Literal(lit) => lit.value(),
         _ => return None,
@@ -171,7 +174,10 @@ fn fuse_one(
             target: clone_ref(t),
         });
     }
-    let label = scan.label.as_ref().map_or(reader.node.clone(), ToString::to_string);
+    let label = scan
+        .label
+        .as_ref()
+        .map_or(reader.node.clone(), ToString::to_string);
     scan.label = Some(Ident::new(
         &format!("{label}__writes_{}", consumer.label),
         span,
@@ -185,19 +191,14 @@ fn fuse_one(
     Some(())
 }
 
-/// The consumer of `y` after the scan at `scan_item`, staged, when the
-/// rules of the module docs hold.
-#[allow(clippy::too_many_arguments)]
-fn consumer(
-    graph: &GraphInput,
-    checked: &Checked,
+/// The one node besides the scan at `scan_item` that binds `y`, after
+/// it, running `over` `y`'s length, whose buffers neither the scan (but
+/// `y`) nor a node between binds.
+fn find_consumer<'g>(
+    graph: &'g GraphInput,
     scan_item: usize,
     y: &Ident,
-    ty: &str,
-    keep: bool,
-    first_binding: u32,
-    scan_text: &str,
-) -> Option<Consumer> {
+) -> Option<(usize, &'g NodeDecl)> {
     let mut found = None;
     for (i, item) in graph.items.iter().enumerate() {
         match item {
@@ -238,6 +239,24 @@ fn consumer(
             _ => {}
         }
     }
+    Some((item, node))
+}
+
+/// The consumer of `y` after the scan at `scan_item`, staged, when the
+/// rules of the module docs hold.
+#[allow(clippy::too_many_arguments)]
+fn consumer(
+    graph: &GraphInput,
+    checked: &Checked,
+    scan_item: usize,
+    y: &Ident,
+    ty: &str,
+    keep: bool,
+    first_binding: u32,
+    scan_text: &str,
+) -> Option<Consumer> {
+    let (item, node) = find_consumer(graph, scan_item, y)?;
+    let y_len = graph.buffers.iter().find(|b| b.name == *y)?.len.extent;
     let k = graph.kernels.iter().position(|k| k.name == node.kernel)?;
     let interface = checked.interfaces.get(k)?.as_ref()?;
     let ep = interface
