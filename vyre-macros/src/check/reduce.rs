@@ -112,6 +112,17 @@ fn lower_one(
         "scan"
     };
     if let Some([rows, cols]) = d.rows {
+        for (dim, what) in [(&rows, "rows"), (&cols, "columns")] {
+            if dim.extent.mul == 0 && dim.extent.add == 0 {
+                return Err(syn::Error::new(
+                    dim.span,
+                    format!(
+                        "this extent has 0 {what}, so the segmented `{what_op}` would have nothing to work on: give it a non-zero constant or a size in n (e.g. `over [4, n / 4]` or `over [n / 1024, 1024]`); without `over` it works on the whole buffer",
+                        what_op = what_kind(d)
+                    ),
+                ));
+            }
+        }
         let (segment, groups) = match (rows.extent.mul, cols.extent.mul) {
             (_, 0) if cols.extent.add > 0 => (Segment::Fixed(cols.extent.add), rows.extent),
             (0, _) if rows.extent.add > 0 => (
@@ -163,6 +174,14 @@ fn lower_one(
         whole_scan(&mut out, d, src, dst, ty)?;
     }
     Ok(out)
+}
+
+fn what_kind(d: &ReduceDecl) -> &'static str {
+    if d.kind == ReduceKind::Reduce {
+        "reduce"
+    } else {
+        "scan"
+    }
 }
 
 /// `reduce op(x) -> s`: three levels.

@@ -99,7 +99,15 @@ fn a_kernel_called_reduce_is_still_a_kernel() {
 
 #[test]
 fn mistakes_are_errors_with_the_fix() {
-    let cases: [(&str, &[&str]); 10] = [
+    let cases: [(&str, &[&str]); 12] = [
+        (
+            "input x[n]; output s[1]; node t = reduce sum<f32>(x) over [0, n] -> s;",
+            &["this extent has 0 rows"],
+        ),
+        (
+            "input x[n]; output y[n]; node t = scan inclusive sum<f32>(x) over [n, 0] -> y;",
+            &["this extent has 0 columns", "segmented `scan`"],
+        ),
         (
             "input x[n]; output s[1]; node t = reduce sum(x) -> s;",
             &["cannot tell the element type of `x`", "reduce sum<f32>(x)"],
