@@ -167,6 +167,7 @@ fn a_scan_consumer_fuses_into_the_store_with_identical_bits() {
     let u = scan_then_map::Unfused::new(&gpu).unwrap();
     let text = f.describe().to_string();
     assert!(text.contains("p__scan__writes_scale"), "{text}");
+    assert!(f.to_dot().contains("p__scan__writes_scale"), "{}", f.to_dot());
     assert!(!u.describe().to_string().contains("__writes_"));
     for n in SIZES {
         let x = floats(1, n);
@@ -250,6 +251,7 @@ fn two_reductions_of_one_source_run_in_one_pass() {
             || text.contains("sum_sq__level1__reads_square__and_sum_x__level1"),
         "{text}"
     );
+    assert!(f.to_dot().contains("__and_"), "{}", f.to_dot());
     for n in SIZES {
         let x = floats(5, n);
         let a = f.run(&x[..]).unwrap();
