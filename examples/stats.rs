@@ -1,7 +1,11 @@
 //! The mean and variance of 16M f32 values on the GPU: a square kernel and
 //! two built-in reductions (`reduce sum`), checked against the CPU.
 //!
-//! The graph computes `Σx` and `Σx²`; the host finishes with
+//! The graph computes `Σx` and `Σx²` in one pass over `x`: the squares are
+//! fused into the reduction's load (`sq` is never written) and the two
+//! reductions share their first level, which reads each element once and
+//! combines pairs (`describe()` shows the one node,
+//! `total__level1__and_total_sq__level1__reads_square`). The host finishes with
 //! `mean = Σx / n` and `variance = Σx² / n - mean²` (values are centred near
 //! zero, so the subtraction loses little). The CPU reference sums in f64
 //! with Kahan compensation; the GPU sums must be within `64 · ε · Σ|x|`
@@ -81,6 +85,17 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let gpu = Gpu::new()?;
     println!("adapter: {}", gpu.adapter());
     let stats = Stats::new(&gpu)?;
+    let plan = stats.describe().to_string();
+    let one_pass = plan.lines().any(|l| {
+        l.contains("total__level1")
+            && l.contains("__and_")
+            && l.contains("total_sq__level1__reads_square")
+    });
+    if !one_pass {
+        eprintln!("expected one first-level pass for Σx and Σx², got:\n{plan}");
+        return Ok(false);
+    }
+    println!("Σx and Σx² share one pass over x (the squares fused into its load)");
     let x = values(n);
     let (gpu_time, out) = median_time(5, || stats.run(&x))?;
 

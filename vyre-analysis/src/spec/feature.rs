@@ -43,12 +43,16 @@ pub enum Feature {
     /// to formats other than `r32*`):
     /// `wgpu::Features::TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES`.
     TextureAdapterSpecificFormatFeatures,
+    /// Subgroup operations in compute shaders (`subgroupAdd`, ...), used
+    /// by the kernels of built-in reductions and scans:
+    /// `wgpu::Features::SUBGROUP`.
+    Subgroups,
 }
 
 impl Feature {
     /// Every feature vyre maps: the runtime's `Gpu::new` requests each one
     /// the adapter has.
-    pub const ALL: [Feature; 10] = [
+    pub const ALL: [Feature; 11] = [
         Feature::ShaderF16,
         Feature::ShaderF64,
         Feature::ShaderInt64,
@@ -59,6 +63,7 @@ impl Feature {
         Feature::Float32Filterable,
         Feature::TextureFormat16BitNorm,
         Feature::TextureAdapterSpecificFormatFeatures,
+        Feature::Subgroups,
     ];
 
     /// The name of the wgpu feature constant (`SHADER_INT64`).
@@ -77,6 +82,7 @@ impl Feature {
             Feature::TextureAdapterSpecificFormatFeatures => {
                 "TEXTURE_ADAPTER_SPECIFIC_FORMAT_FEATURES"
             }
+            Feature::Subgroups => "SUBGROUP",
         }
     }
 
@@ -97,6 +103,7 @@ impl Feature {
             Feature::TextureAdapterSpecificFormatFeatures => {
                 "texture_adapter_specific_format_features"
             }
+            Feature::Subgroups => "subgroups",
         }
     }
 

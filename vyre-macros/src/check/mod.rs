@@ -30,6 +30,7 @@ pub mod load;
 pub mod overrides;
 pub mod partial;
 pub mod reduce;
+pub mod reduce_types;
 pub mod reduce_wgsl;
 pub mod reflect;
 pub mod textures;

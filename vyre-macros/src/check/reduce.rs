@@ -17,11 +17,12 @@ use proc_macro2::Span;
 use syn::{Ident, LitStr};
 
 use super::kernels::{Checked, check_kernels};
+use super::reduce_types::{TYPE_LIST, TYPES, feature};
 use super::reduce_wgsl::{Generated, REDUCE_SEGMENT, Segment, Source, WORKGROUP, scalar};
 use crate::diag::Diagnostics;
 use crate::model::{
     BindArg, BufferClass, BufferDecl, BufferRef, Extent, ExtentExpr, GraphInput, KernelDecl,
-    KernelSource, NodeDecl, NodeItem, Prim, RustTy, SizeDecl,
+    KernelSource, NodeDecl, NodeItem, RustTy, SizeDecl,
 };
 use crate::model::{ReduceDecl, ReduceKind};
 
@@ -32,17 +33,24 @@ struct Lowered {
     buffers: Vec<BufferDecl>,
     nodes: Vec<NodeDecl>,
     readers: Vec<Reader>,
+    /// The graph declares `features [subgroups]`.
+    subgroups: bool,
 }
 
-/// A generated node that reads the source buffer of a reduction or scan
-/// through its `src` global: what fusion on read may rewrite.
+/// A generated node and the buffer it reads through its `src` global: the
+/// reduction's or scan's own source (`first`: what fusion on read may
+/// rewrite) or a buffer of partial results of an earlier level.
 pub struct Reader {
-    /// The source buffer.
+    /// The buffer it reads through `src`.
     pub src: Ident,
     /// The node's label (also its kernel's name).
     pub node: String,
     /// Its kernel, to be written again for another source.
     pub kernel: Generated,
+    /// The graph declares `features [subgroups]` ([`Source::subgroups`]).
+    pub subgroups: bool,
+    /// It reads the reduction's or scan's own source.
+    pub first: bool,
 }
 
 /// Replaces every reduction and scan of `graph` by generated kernels (checked
@@ -58,7 +66,7 @@ pub fn lower_reductions(
     let mut lowered = Vec::new();
     let mut readers = Vec::new();
     for decl in &decls {
-        match lower_one(graph, checked, decl) {
+        match lower_one(graph, checked, decl, caps) {
             Ok(l) => lowered.push(l),
             Err(e) => diag.push(e),
         }
@@ -78,11 +86,18 @@ pub fn lower_reductions(
     readers
 }
 
-fn lower_one(graph: &GraphInput, checked: &Checked, d: &ReduceDecl) -> syn::Result<Lowered> {
+fn lower_one(
+    graph: &GraphInput,
+    checked: &Checked,
+    d: &ReduceDecl,
+    caps: Capabilities,
+) -> syn::Result<Lowered> {
     let src = buffer(graph, &d.src)?;
     let dst = buffer(graph, &d.dst)?;
     let ty = element_type(graph, checked, d)?;
+    check_feature(d, ty, caps)?;
     let mut out = Lowered {
+        subgroups: caps.contains(Capabilities::SUBGROUP),
         at: d.at,
         kernels: Vec::new(),
         buffers: Vec::new(),
@@ -95,6 +110,17 @@ fn lower_one(graph: &GraphInput, checked: &Checked, d: &ReduceDecl) -> syn::Resu
         "scan"
     };
     if let Some([rows, cols]) = d.rows {
+        for (dim, what) in [(&rows, "rows"), (&cols, "columns")] {
+            if dim.extent.mul == 0 && dim.extent.add == 0 {
+                return Err(syn::Error::new(
+                    dim.span,
+                    format!(
+                        "this extent has 0 {what}, so the segmented `{what_op}` would have nothing to work on: give it a non-zero constant or a size in n (e.g. `over [4, n / 4]` or `over [n / 1024, 1024]`); without `over` it works on the whole buffer",
+                        what_op = what_kind(d)
+                    ),
+                ));
+            }
+        }
         let (segment, groups) = match (rows.extent.mul, cols.extent.mul) {
             (_, 0) if cols.extent.add > 0 => (Segment::Fixed(cols.extent.add), rows.extent),
             (0, _) if rows.extent.add > 0 => (
@@ -146,6 +172,14 @@ fn lower_one(graph: &GraphInput, checked: &Checked, d: &ReduceDecl) -> syn::Resu
         whole_scan(&mut out, d, src, dst, ty)?;
     }
     Ok(out)
+}
+
+fn what_kind(d: &ReduceDecl) -> &'static str {
+    if d.kind == ReduceKind::Reduce {
+        "reduce"
+    } else {
+        "scan"
+    }
 }
 
 /// `reduce op(x) -> s`: two levels, a workgroup per segment of
@@ -259,24 +293,26 @@ impl Lowered {
     ) {
         let span = d.label.span();
         let name = Ident::new(&format!("{}__{part}", d.label), span);
-        if args
-            .first()
-            .is_some_and(|(b, t)| *b == "src" && **t == d.src)
-        {
+        if let Some((_, src)) = args.iter().find(|(b, _)| *b == "src") {
             self.readers.push(Reader {
-                src: d.src.clone(),
+                src: (*src).clone(),
                 node: name.to_string(),
                 kernel,
+                subgroups: self.subgroups,
+                first: **src == d.src,
             });
         }
         self.kernels.push(KernelDecl {
             name: name.clone(),
             source: KernelSource::Literal(LitStr::new(
-                &kernel.wgsl(&if args.iter().any(|(b, _)| *b == "vyre_src4") {
-                    Source::vector_buffer(kernel.ty())
-                } else {
-                    Source::buffer(kernel.ty())
-                }),
+                &kernel.wgsl(
+                    &if args.iter().any(|(b, _)| *b == "vyre_src4") {
+                        Source::vector_buffer(kernel.ty())
+                    } else {
+                        Source::buffer(kernel.ty())
+                    }
+                    .with_subgroups(self.subgroups),
+                ),
                 span,
             )),
             entry: None,
@@ -293,10 +329,28 @@ impl Lowered {
                     target: BufferRef::Name((*target).clone()),
                 })
                 .collect(),
-            size: SizeDecl::Over(ExtentExpr { extent: over, span }),
+            size: SizeDecl::Over(ExtentExpr {
+                extent: half_word_pad(kernel, over),
+                span,
+            }),
             overrides: Vec::new(),
             unfused: false,
         });
+    }
+}
+
+/// A reduction level of `f16` runs one more workgroup than it has
+/// segments: its segment is empty, so it writes the identity into the
+/// buffer's padding half-word (a storage binding is whole 4-byte words,
+/// and the next level's `arrayLength` counts that half-word as an
+/// element; left at 0, it would take part in a `max` or `min`).
+fn half_word_pad(kernel: Generated, over: Extent) -> Extent {
+    match kernel {
+        Generated::Reduce(_, "f16", _) => Extent {
+            add: over.add.saturating_add(WORKGROUP),
+            ..over
+        },
+        _ => over,
     }
 }
 
@@ -358,7 +412,7 @@ fn buffer<'g>(graph: &'g GraphInput, name: &Ident) -> syn::Result<&'g BufferDecl
         return Err(syn::Error::new(
             name.span(),
             format!(
-                "`{name}` is not a plain storage buffer: reductions and scans work on `input`, `inout`, `intermediate` and `output` buffers of f32, u32 or i32"
+                "`{name}` is not a plain storage buffer: reductions and scans work on `input`, `inout`, `intermediate` and `output` buffers of {TYPE_LIST}"
             ),
         ));
     }
@@ -374,14 +428,11 @@ fn element_type(
 ) -> syn::Result<&'static str> {
     let what = format!("{} {}", d.keyword, d.op.name());
     if let Some(ty) = &d.ty {
-        let found = [Prim::F32, Prim::U32, Prim::I32]
-            .into_iter()
-            .filter_map(scalar)
-            .find(|s| ty == s);
+        let found = TYPES.into_iter().filter_map(scalar).find(|s| ty == s);
         return found.ok_or_else(|| {
             syn::Error::new(
                 ty.span(),
-                format!("`{what}` works on f32, u32 or i32, not `{ty}`"),
+                format!("`{what}` works on {TYPE_LIST}, not `{ty}`"),
             )
         });
     }
@@ -394,7 +445,7 @@ fn element_type(
             _ => Err(syn::Error::new(
                 buffer.span(),
                 format!(
-                    "`{what}` combines numbers (f32, u32 or i32), but `{buffer}` holds `{}` (kernel `{kernel}` binds it as `{}`)",
+                    "`{what}` combines numbers ({TYPE_LIST}), but `{buffer}` holds `{}` (kernel `{kernel}` binds it as `{}`)",
                     binding
                         .wgsl_type
                         .strip_prefix("array<")
@@ -410,6 +461,29 @@ fn element_type(
         format!(
             "cannot tell the element type of `{}`: no kernel binds it; write it: `{what}<f32>({})`",
             d.src, d.src
+        ),
+    ))
+}
+
+/// The device feature the element type needs must be declared: the
+/// generated kernels are validated with the graph's features.
+fn check_feature(d: &ReduceDecl, ty: &str, caps: Capabilities) -> syn::Result<()> {
+    let Some(f) = feature(ty) else {
+        return Ok(());
+    };
+    let row = crate::model::features::by_name(f.name());
+    if row.is_none_or(|r| caps.contains(r.capabilities)) {
+        return Ok(());
+    }
+    let at = d.ty.as_ref().map_or(d.src.span(), Ident::span);
+    Err(syn::Error::new(
+        at,
+        format!(
+            "`{} {}` on {ty} needs the device feature `{}`: declare it in the graph (`features [{}];`)",
+            d.keyword,
+            d.op.name(),
+            f.name(),
+            f.name()
         ),
     ))
 }

@@ -27,7 +27,8 @@
 //! Float `max`/`min` return NaN when any element is NaN, and order `-0`
 //! below `+0`; integer `sum` wraps (WGSL's `+`).
 
-use crate::model::Prim;
+pub use super::reduce_types::scalar;
+use super::reduce_types::{combine, hoist_enables, identity};
 use crate::model::{ReduceKind, ReduceOp};
 
 /// Invocations per workgroup of every generated kernel.
@@ -59,6 +60,9 @@ pub struct Source {
     /// Whether a scan may load whole `vec4`s through `vyre_src4`, a vector
     /// view of the same buffer (a plain buffer source only).
     pub vector: bool,
+    /// Whether the graph declares `features [subgroups]`: the kernel may
+    /// then use subgroup operations (the device is checked at run time).
+    pub subgroups: bool,
 }
 
 impl Source {
@@ -70,6 +74,7 @@ impl Source {
             len: "arrayLength(&src)".to_owned(),
             next_binding: 1,
             vector: false,
+            subgroups: false,
         }
     }
 
@@ -80,6 +85,14 @@ impl Source {
             vector: true,
             ..Source::buffer(ty)
         }
+    }
+
+    /// The same source, for a graph that declares `features [subgroups]`
+    /// (`subgroups`) or not.
+    #[must_use]
+    pub fn with_subgroups(mut self, subgroups: bool) -> Source {
+        self.subgroups = subgroups;
+        self
     }
 
     fn text(&self, ty: &str) -> String {
@@ -109,51 +122,17 @@ impl Segment {
             Segment::Whole => format!("max({len}, 1u)"),
         }
     }
-}
 
-/// The WGSL name of a scalar the generated kernels support.
-pub fn scalar(prim: Prim) -> Option<&'static str> {
-    match prim {
-        Prim::F32 => Some("f32"),
-        Prim::U32 => Some("u32"),
-        Prim::I32 => Some("i32"),
-        _ => None,
-    }
-}
-
-/// The operation's identity for `ty`: 0, -inf/+inf, or the type's min/max.
-fn identity(op: ReduceOp, ty: &str) -> &'static str {
-    match (op, ty) {
-        (ReduceOp::Sum, "f32") => "0.0f",
-        (ReduceOp::Sum, "u32") => "0u",
-        (ReduceOp::Sum, _) => "0i",
-        (ReduceOp::Max, "f32") => "bitcast<f32>(0xff800000u)",
-        (ReduceOp::Min, "f32") => "bitcast<f32>(0x7f800000u)",
-        (ReduceOp::Max, "u32") => "0u",
-        (ReduceOp::Min, "u32") => "0xffffffffu",
-        (ReduceOp::Max, _) => "bitcast<i32>(0x80000000u)",
-        (ReduceOp::Min, _) => "0x7fffffffi",
-    }
-}
-
-/// `vyre_combine(a, b)` for the operation on `ty`.
-fn combine(op: ReduceOp, ty: &str) -> String {
-    let body = match (op, ty) {
-        (ReduceOp::Sum, _) => "return a + b;".to_owned(),
-        (ReduceOp::Max | ReduceOp::Min, "f32") => {
-            let (cmp, bits) = if op == ReduceOp::Max {
-                (">", "&")
-            } else {
-                ("<", "|")
-            };
-            format!(
-                "// NaN by its bits: drivers may fold `a != a` away.\n    if (bitcast<u32>(a) & 0x7fffffffu) > 0x7f800000u {{ return a; }}\n    if (bitcast<u32>(b) & 0x7fffffffu) > 0x7f800000u {{ return b; }}\n    if a == b {{ return bitcast<f32>(bitcast<u32>(a) {bits} bitcast<u32>(b)); }}\n    return select(a, b, b {cmp} a);"
-            )
+    /// The number of elements the segments cover: all of them, but none
+    /// when a constant number of rows has 0 columns (`over [4, n / 4]` at
+    /// n = 3), so that every row is empty (a `reduce` writes the identity,
+    /// a `scan` nothing).
+    fn clip(self, len: &str) -> String {
+        match self {
+            Segment::PerRow(r) => format!("select({len}, 0u, {len} < {r}u)"),
+            _ => len.to_owned(),
         }
-        (ReduceOp::Max, _) => "return max(a, b);".to_owned(),
-        (ReduceOp::Min, _) => "return min(a, b);".to_owned(),
-    };
-    format!("fn vyre_combine(a: {ty}, b: {ty}) -> {ty} {{\n    {body}\n}}\n")
+    }
 }
 
 /// The header shared by both kernels: the identity and `vyre_combine`.
@@ -169,7 +148,7 @@ fn prelude(op: ReduceOp, ty: &str, what: &str) -> String {
 fn bounds(segment: Segment, src: &Source) -> String {
     format!(
         "    let len = {};\n    let seg = {};\n    let w = wid.x;\n    var start = len;\n    if w <= len / seg {{ start = w * seg; }}\n    let end = start + min(seg, len - start);\n",
-        src.len,
+        segment.clip(&src.len),
         segment.wgsl(&src.len)
     )
 }
@@ -334,10 +313,18 @@ pub enum Generated {
 impl Generated {
     /// The kernel's WGSL reading from `src`.
     pub fn wgsl(self, src: &Source) -> String {
-        match self {
+        let text = match self {
             Generated::Reduce(op, ty, seg) => reduce_kernel(op, ty, seg, src),
             Generated::Scan(op, ty, kind, seg, offs) => scan_kernel(op, ty, kind, seg, offs, src),
-        }
+        };
+        let text = if src.subgroups {
+            format!(
+                "// The graph declares `features [subgroups]`: subgroup operations are allowed here.\n{text}"
+            )
+        } else {
+            text
+        };
+        hoist_enables(&text, self.ty())
     }
 
     /// The element type.

@@ -68,6 +68,11 @@ pub const FEATURES: &[FeatureRow] = &[
         capabilities: Capabilities::STORAGE_TEXTURE_16BIT_NORM_FORMATS,
         enables: "the r16unorm, r16snorm, rg16unorm, rg16snorm, rgba16unorm and rgba16snorm texture formats",
     },
+    FeatureRow {
+        feature: Feature::Subgroups,
+        capabilities: Capabilities::SUBGROUP,
+        enables: "subgroup operations (`subgroupAdd`, `subgroup_size`, ...) in compute shaders",
+    },
 ];
 
 /// Features that grant no shader capability, only texture format uses

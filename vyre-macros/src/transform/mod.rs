@@ -21,6 +21,9 @@
 pub mod fold;
 pub mod fuse;
 pub mod reduce;
+pub mod reduce_common;
+pub mod reduce_pair;
+pub mod reduce_write;
 mod run;
 pub mod stack;
 pub mod wgsl;

@@ -29,7 +29,8 @@ use naga::valid::Capabilities;
 use syn::{Ident, LitStr};
 
 use super::fuse::{keep_in_register, kernel_facts, stage};
-use super::wgsl::{Kind, lex, text as wgsl_text};
+use super::reduce_common::{clone_ref, unprefix_structs};
+use super::reduce_pair::{FusedSources, pair_reductions};
 use crate::check::reduce::{Reader, normal};
 use crate::check::reduce_wgsl::Source;
 use crate::check::{Checked, check_kernels};
@@ -69,22 +70,35 @@ pub fn fuse_reads(
     if graph.fuse_off.is_some() {
         return;
     }
-    let mut sources: Vec<&Ident> = readers.iter().map(|r| &r.src).collect();
+    let mut fused = FusedSources::new();
+    let firsts = || readers.iter().filter(|r| r.first);
+    let mut sources: Vec<&Ident> = firsts().map(|r| &r.src).collect();
     sources.dedup();
     for src in sources {
-        let mine: Vec<&Reader> = readers.iter().filter(|r| r.src == *src).collect();
+        let mine: Vec<&Reader> = firsts().filter(|r| r.src == *src).collect();
         let Some(producer) = producer(graph, checked, src, &mine) else {
             continue;
         };
+        let len = graph
+            .buffers
+            .iter()
+            .find(|b| b.name == *src)
+            .map(|b| b.len.extent);
         let mut all = true;
         for reader in &mine {
-            all &= rewrite_reader(graph, checked, reader, &producer, caps);
+            let done = rewrite_reader(graph, checked, reader, &producer, caps);
+            if let (true, Some(len)) = (done, len) {
+                fused.insert(reader.node.clone(), (fused_source(&producer, reader), len));
+            }
+            all &= done;
         }
         if all {
             graph.items.remove(producer.item);
             graph.buffers.retain(|b| b.name != *src);
         }
     }
+    pair_reductions(graph, checked, readers, &fused, caps);
+    super::reduce_write::fuse_writes(graph, checked, readers, caps);
 }
 
 /// The producer of `src`, when the rules of the module docs hold.
@@ -194,27 +208,6 @@ fn producer(
     })
 }
 
-/// The producer's struct names without the prefix: they are the Rust types
-/// of its bindings, which must stay the user's.
-fn unprefix_structs(text: &str, prefix: &str, structs: &[&str]) -> Option<String> {
-    let tokens = lex(text)?;
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for t in &tokens {
-        let word = wgsl_text(text, t);
-        if t.kind == Kind::Ident
-            && let Some(name) = word.strip_prefix(prefix)
-            && structs.contains(&name)
-        {
-            out.push_str(text.get(at..t.start)?);
-            out.push_str(name);
-            at = t.end;
-        }
-    }
-    out.push_str(text.get(at..)?);
-    Some(out)
-}
-
 /// The one user node that binds `src` (outside `repeat`, before its first
 /// reader), with its index in `graph.items`.
 fn find_producer<'g>(
@@ -253,20 +246,18 @@ fn find_producer<'g>(
     (item <= first_reader).then_some((item, node))
 }
 
-fn clone_ref(r: &BufferRef) -> BufferRef {
-    match r {
-        BufferRef::Name(n) => BufferRef::Name(n.clone()),
-        BufferRef::Alternate {
-            keyword,
-            pong,
-            a,
-            b,
-        } => BufferRef::Alternate {
-            keyword: keyword.clone(),
-            pong: *pong,
-            a: a.clone(),
-            b: b.clone(),
-        },
+/// The source that calls `producer` for element `i`.
+fn fused_source(producer: &Producer, reader: &Reader) -> Source {
+    Source {
+        decls: producer.decls.clone(),
+        load: format!(
+            "{}(vec3<u32>(i, 0u, 0u));\n    return {};",
+            producer.entry_fn, producer.register
+        ),
+        len: format!("arrayLength(&{})", producer.stand_in),
+        next_binding: producer.next_binding,
+        vector: false,
+        subgroups: reader.subgroups,
     }
 }
 
@@ -286,17 +277,7 @@ fn rewrite_reader(
     else {
         return false;
     };
-    let source = Source {
-        decls: producer.decls.clone(),
-        load: format!(
-            "{}(vec3<u32>(i, 0u, 0u));\n    return {};",
-            producer.entry_fn, producer.register
-        ),
-        len: format!("arrayLength(&{})", producer.stand_in),
-        next_binding: producer.next_binding,
-        vector: false,
-    };
-    let wgsl = reader.kernel.wgsl(&source);
+    let wgsl = reader.kernel.wgsl(&fused_source(producer, reader));
     let Some(old) = graph.kernels.get(k) else {
         return false;
     };
