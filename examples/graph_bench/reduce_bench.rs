@@ -34,6 +34,13 @@ pub(crate) mod graphs {
 
     graph! { pub struct Sum; input x[n]; output s[1]; node total = reduce sum<f32>(x) -> s; }
     graph! {
+        pub struct SumSubgroups;
+        features [subgroups];
+        input x[n];
+        output s[1];
+        node total = reduce sum<f32>(x) -> s;
+    }
+    graph! {
         pub struct Affine;
         kernel affine = wgsl {
             @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -294,7 +301,13 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
         "scan kernels plain",
         "chain64 g.x",
         "chain64 fold-safe index",
+        "sum graph subgroups",
+        "sum graph subgroups 2^24",
     ];
+    let sum_sub = graphs::SumSubgroups::new(gpu).ok();
+    if let Some(g) = &sum_sub {
+        close(g.run(&hx)?.s[0], exact, "sum with subgroups")?;
+    }
     // chain64 at 1M with its two spellings of the index (both fused).
     let chain_n = if quick { 65_536 } else { 1 << 20 };
     let chain_x = random_u32(chain_n, 5);
@@ -322,7 +335,14 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
                 10 => plain_small.gpu_ns_per_node(gpu, &[]).map(|t| t * 2.0 / 1e3),
                 11 => plain_scan.gpu_ns_per_node(gpu, &[]).map(|t| t * 3.0 / 1e3),
                 12 => us((chain.run_reported(&profile, &hc)?.1.gpu_ns,)),
-                _ => us((fold.run_reported(&profile, &hc)?.1.gpu_ns,)),
+                13 => us((fold.run_reported(&profile, &hc)?.1.gpu_ns,)),
+                _ => match &sum_sub {
+                    Some(g) => us((g
+                        .run_reported(&profile, if v == 14 { &hx } else { &hxs })?
+                        .1
+                        .gpu_ns,)),
+                    None => None,
+                },
             };
             times[v].extend(t);
         }
@@ -335,6 +355,8 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
         9 => ("sum_f32", n as u64),
         10 => ("sum_f32", small_n as u64),
         12 | 13 => ("chain64_index_spelling", chain_n as u64),
+        14 => ("sum_f32", n as u64),
+        15 => ("sum_f32", small_n as u64),
         _ => ("softmax_rows_x1024", rows as u64),
     };
     Ok(names

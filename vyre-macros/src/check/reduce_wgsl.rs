@@ -158,16 +158,36 @@ pub fn reduce_kernel(op: ReduceOp, ty: &str, segment: Segment, src: &Source) -> 
     let mut s = prelude(op, ty, &format!("reduce {}", op.name()));
     s.push_str(&src.text(ty));
     let b = src.next_binding;
+    let subgroups = src.subgroups && matches!(ty, "f32" | "u32" | "i32");
+    let builtins = if subgroups {
+        ", @builtin(subgroup_invocation_id) vyre_si: u32, @builtin(subgroup_size) vyre_ss: u32, @builtin(subgroup_id) vyre_sid: u32, @builtin(num_subgroups) vyre_ns: u32"
+    } else {
+        ""
+    };
     s.push_str(&format!(
-        "@group(0) @binding({b}) var<storage, read_write> vyre_dst: array<{ty}>;\nvar<workgroup> part: array<{ty}, {WORKGROUP}>;\n\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
+        "@group(0) @binding({b}) var<storage, read_write> vyre_dst: array<{ty}>;\nvar<workgroup> part: array<{ty}, {WORKGROUP}>;\n\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>{builtins}) {{\n"
     ));
     s.push_str(&bounds(segment, src));
     s.push_str(&lanes_loop());
-    s.push_str(&format!(
-        "    part[lid.x] = acc;\n    workgroupBarrier();\n    for (var s = {}u; s > 0u; s >>= 1u) {{\n        if lid.x < s {{ part[lid.x] = vyre_combine(part[lid.x], part[lid.x + s]); }}\n        workgroupBarrier();\n    }}\n    if lid.x == 0u && w < arrayLength(&vyre_dst) {{ vyre_dst[w] = part[0]; }}\n}}\n",
-        WORKGROUP / 2
-    ));
+    if subgroups {
+        s.push_str(&subgroup_tree());
+    } else {
+        s.push_str(&format!(
+            "    part[lid.x] = acc;\n    workgroupBarrier();\n    for (var s = {}u; s > 0u; s >>= 1u) {{\n        if lid.x < s {{ part[lid.x] = vyre_combine(part[lid.x], part[lid.x + s]); }}\n        workgroupBarrier();\n    }}\n    if lid.x == 0u && w < arrayLength(&vyre_dst) {{ vyre_dst[w] = part[0]; }}\n}}\n",
+            WORKGROUP / 2
+        ));
+    }
     s
+}
+
+/// The end of a reduction with `features [subgroups]`: a butterfly of
+/// `subgroupShuffleXor` through `vyre_combine` in each subgroup (every
+/// lane ends with the same value: the combinations are commutative), the
+/// subgroups' values through workgroup memory, then one more butterfly.
+/// The order depends on the adapter's subgroup size: the same bits on
+/// every run of one adapter, not across adapters.
+fn subgroup_tree() -> String {
+    "    var v = acc;\n    for (var m = 1u; m < vyre_ss; m <<= 1u) { v = vyre_combine(v, subgroupShuffleXor(v, m)); }\n    if vyre_si == 0u { part[vyre_sid] = v; }\n    workgroupBarrier();\n    if vyre_sid == 0u {\n        var t = vyre_identity();\n        for (var j = vyre_si; j < vyre_ns; j += vyre_ss) { t = vyre_combine(t, part[j]); }\n        for (var m = 1u; m < vyre_ss; m <<= 1u) { t = vyre_combine(t, subgroupShuffleXor(t, m)); }\n        if vyre_si == 0u && w < arrayLength(&vyre_dst) { vyre_dst[w] = t; }\n    }\n}\n".to_owned()
 }
 
 /// The body that combines `start..end` into `acc`: [`LANES`] partial
