@@ -102,6 +102,7 @@ pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
 pub use run::batch::{BatchReport, Instance};
 pub use run::recorded::RecordedRun;
 pub use run::report::{LoopReport, RunPhases, RunReport};
+pub use run::trace::Trace;
 pub use seed::dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
 pub use spec::config::{DispatchConfig, GridStride, LoopBound, MAX_STRIDE_STEPS};
 pub use spec::error::{BackendError, DRIVER_SETUP_HINT, Result};

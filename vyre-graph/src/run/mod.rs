@@ -33,3 +33,4 @@ pub(crate) mod recorded;
 pub(crate) mod report;
 pub(crate) mod started;
 pub(crate) mod status;
+pub(crate) mod trace;

@@ -64,6 +64,7 @@ impl<'g> Started<'g> {
         times: &'g Mutex<Vec<u64>>,
         checkout: Checkout<'g>,
         (check_ns, plan_ns): (u64, u64),
+        started: Instant,
     ) -> Self {
         let report = RunReport {
             n: checkout.n,
@@ -76,6 +77,9 @@ impl<'g> Started<'g> {
             gpu_ns: None,
             dispatch_gpu_ns: Vec::new(),
             loops: Vec::new(),
+            tracks: program.tracks.clone(),
+            started: Some(started),
+            profiled: false,
             phases: RunPhases {
                 check_ns,
                 plan_ns,
@@ -120,6 +124,7 @@ impl<'g> Started<'g> {
             (stacked, staging.then_some(&options)),
         );
         plan.timer(self.gpu, config.profile);
+        self.report.profiled = config.profile;
         plan.stamp(self.gpu, None);
         self.report.phases.bind_ns = elapsed_ns(start);
         copies
