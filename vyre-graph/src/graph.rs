@@ -508,7 +508,14 @@ impl Graph {
         let planned = Instant::now();
         let checkout = self.plans.checkout(gpu, program, n, config)?;
         let times = (check_ns, elapsed_ns(planned));
-        let mut run = Started::new(gpu, program, &self.dispatch_gpu_ns, checkout, times, checked);
+        let mut run = Started::new(
+            gpu,
+            program,
+            &self.dispatch_gpu_ns,
+            checkout,
+            times,
+            checked,
+        );
         if program.spec.nodes.is_empty() {
             return Ok(run);
         }

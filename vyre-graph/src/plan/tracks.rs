@@ -58,7 +58,10 @@ impl Tracks {
                         // A loop's node is drawn on the track of the same
                         // node of the loop's first iteration.
                         let first = iteration.map_or(n, |(l, _, j)| {
-                            spec.loops[l].iterations.first().map_or(n, |f| f.first_node + j)
+                            spec.loops[l]
+                                .iterations
+                                .first()
+                                .map_or(n, |f| f.first_node + j)
                         });
                         DispatchTrack {
                             name: label(n),

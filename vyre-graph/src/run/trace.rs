@@ -183,11 +183,7 @@ fn metadata(events: &mut Vec<String>, pid: usize, tracks: &Tracks) {
             "{{\"ph\":\"M\",\"pid\":{pid},\"tid\":{tid},\"name\":\"thread_sort_index\",\"args\":{{\"sort_index\":{tid}}}}}"
         )
     };
-    events.push(name(
-        "process_name",
-        0,
-        &format!("graph {}", tracks.graph),
-    ));
+    events.push(name("process_name", 0, &format!("graph {}", tracks.graph)));
     events.push(name("thread_name", 0, "host"));
     events.push(name("thread_name", 1, "GPU pass"));
     for tid in 0..tracks.tracks.len() + 2 {
@@ -226,7 +222,14 @@ fn run_events(events: &mut Vec<String>, pid: usize, start: f64, r: &RunReport) -
         let _ = write!(args, ",\"gpu\":{}", quote(note));
     }
     let total = micros(u128::from(host_total(r)));
-    events.push(complete(pid, 0, &format!("run n={}", r.n), start, total, &args));
+    events.push(complete(
+        pid,
+        0,
+        &format!("run n={}", r.n),
+        start,
+        total,
+        &args,
+    ));
     // The phases end to end, in order (wait and copy-out interleave in
     // fact: copies start as each buffer maps; the trace shows their sums).
     let phases = [
@@ -285,10 +288,7 @@ fn gpu_events(events: &mut Vec<String>, pid: usize, pass_start: f64, r: &RunRepo
         }
         if let Some((l, label, i)) = &d.iteration {
             let _ = write!(args, "\"loop\":{},\"iteration\":{i},", quote(label));
-            let worked = r
-                .loops
-                .get(*l)
-                .is_none_or(|l| *i < l.iterations as usize);
+            let worked = r.loops.get(*l).is_none_or(|l| *i < l.iterations as usize);
             let _ = write!(args, "\"did_work\":{worked},");
             name = format!("{name} #{i}{}", if worked { "" } else { " (skipped)" });
         }
