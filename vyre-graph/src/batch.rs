@@ -77,6 +77,8 @@ impl Graph {
         instances: &mut [Instance<'_>],
         config: &DispatchConfig,
     ) -> Result<BatchReport> {
+        let _span =
+            enter!("run_batch", graph = %self.program.spec.name, instances = instances.len());
         self.check_batch(instances, config)?;
         let mut report = BatchReport {
             runs: Vec::new(),
@@ -303,7 +305,10 @@ impl Graph {
             drop(block_on(scope.pop()));
             return;
         }
-        let submission = self.gpu.submit(encoder.finish());
+        let submission = {
+            let _span = enter!("submit");
+            self.gpu.submit(encoder.finish())
+        };
         report.chunks += 1;
         report.submissions += 1;
         if let Some(error) = block_on(scope.pop()) {
@@ -364,6 +369,8 @@ impl Graph {
         depth: usize,
         config: &DispatchConfig,
     ) -> Vec<Result<RunReport>> {
+        let _span =
+            enter!("run_many", graph = %self.program.spec.name, instances = instances.len(), depth);
         let depth = depth.max(1);
         if depth == 1 || instances.len() == 1 {
             // Nothing to overlap: blocking runs, with no device poller.

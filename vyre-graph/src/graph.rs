@@ -157,6 +157,7 @@ impl Graph {
     /// # Errors
     /// As [`Graph::new`].
     pub fn with_cache_capacity(gpu: &Gpu, spec: GraphSpec, capacity: usize) -> Result<Self> {
+        let _span = enter!("Graph::new", graph = %spec.name, nodes = spec.nodes.len());
         let program = Program::build(gpu, spec)?;
         Ok(Self::assemble(gpu, program, capacity))
     }
@@ -352,7 +353,8 @@ impl Graph {
         sinks: &mut [Sink<'_>],
         config: &DispatchConfig,
     ) -> Result<RunReport> {
-        block_on(self.run_with(n, feeds, sinks, config, true))
+        let run = self.run_with(n, feeds, sinks, config, true);
+        block_on(instrument!(run, "run", graph = %self.program.spec.name, n))
     }
 
     /// As [`Graph::run`], as a future that never blocks the thread: it
@@ -387,7 +389,8 @@ impl Graph {
         sinks: &mut [Sink<'_>],
         config: &DispatchConfig,
     ) -> Result<RunReport> {
-        self.run_with(n, feeds, sinks, config, false).await
+        let run = self.run_with(n, feeds, sinks, config, false);
+        instrument!(run, "run_async", graph = %self.program.spec.name, n).await
     }
 
     /// [`Graph::run`] (`blocking`) and [`Graph::run_async`]: one run, as a
@@ -468,6 +471,7 @@ impl Graph {
         sinks: &[Sink<'_>],
         config: &DispatchConfig,
     ) -> Result<RecordedRun<'_>> {
+        let _span = enter!("record", graph = %self.program.spec.name, n);
         let scope = self.gpu.catch_errors();
         // 1-4. Check, plan, bind, encode, into the caller's encoder.
         let started = self.start(encoder, n, (feeds, sinks, None), config, false);
@@ -499,14 +503,20 @@ impl Graph {
         // 1. Check (a stacked run's instances were checked one by one,
         // and its size by `run_batch`).
         let checked = Instant::now();
-        let override_grids = match stacked {
-            Some(_) => program.check_stacked(gpu, n, config)?,
-            None => program.check_run(gpu, n, feeds, sinks, config)?,
+        let override_grids = {
+            let _span = enter!("check");
+            match stacked {
+                Some(_) => program.check_stacked(gpu, n, config)?,
+                None => program.check_run(gpu, n, feeds, sinks, config)?,
+            }
         };
         let check_ns = elapsed_ns(checked);
         // 2. Plan.
         let planned = Instant::now();
-        let checkout = self.plans.checkout(gpu, program, n, config)?;
+        let checkout = {
+            let _span = enter!("plan");
+            self.plans.checkout(gpu, program, n, config)?
+        };
         let times = (check_ns, elapsed_ns(planned));
         let mut run = Started::new(
             gpu,
@@ -520,8 +530,12 @@ impl Graph {
             return Ok(run);
         }
         // 3. Bind.
-        let copies = run.bind((feeds, stacked), config, submits);
+        let copies = {
+            let _span = enter!("bind");
+            run.bind((feeds, stacked), config, submits)
+        };
         // 4. Encode.
+        let _span = enter!("encode");
         let grids = override_grids.as_deref();
         run.encode(encoder, (feeds, sinks), &copies, grids, config);
         Ok(run)

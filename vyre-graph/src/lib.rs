@@ -78,6 +78,40 @@
 // The only `unsafe` is `device/transfer.rs`'s, audited there.
 #![deny(unsafe_code)]
 
+/// Enter a host span for `tracing` subscribers (feature `tracing`): returns
+/// the entered span's guard, or `()` without the feature (the fields are
+/// then not evaluated). Names and nesting: `docs/profiling.md`.
+#[cfg(feature = "tracing")]
+macro_rules! enter {
+    ($name:literal $(, $($field:tt)*)?) => {
+        tracing::info_span!(target: "vyre_graph", $name $(, $($field)*)?).entered()
+    };
+}
+#[cfg(not(feature = "tracing"))]
+macro_rules! enter {
+    ($name:literal $(, $($field:tt)*)?) => {
+        ()
+    };
+}
+
+/// `$future` inside a host span for `tracing` subscribers (feature
+/// `tracing`); `$future` itself without the feature.
+#[cfg(feature = "tracing")]
+macro_rules! instrument {
+    ($future:expr, $name:literal $(, $($field:tt)*)?) => {
+        tracing::Instrument::instrument(
+            $future,
+            tracing::info_span!(target: "vyre_graph", $name $(, $($field)*)?),
+        )
+    };
+}
+#[cfg(not(feature = "tracing"))]
+macro_rules! instrument {
+    ($future:expr, $name:literal $(, $($field:tt)*)?) => {
+        $future
+    };
+}
+
 mod batch;
 mod describe;
 mod device;

@@ -192,6 +192,7 @@ impl<'g> Started<'g> {
 
     /// Step 5: finish the encoder and submit it, once.
     pub(crate) fn submit(&mut self, encoder: wgpu::CommandEncoder) -> wgpu::SubmissionIndex {
+        let _span = enter!("submit");
         let start = Instant::now();
         let command = encoder.finish();
         self.report.submissions = 1 + self.checkout.plan.staged_submissions();
