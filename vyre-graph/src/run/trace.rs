@@ -63,16 +63,24 @@ impl Trace {
     #[must_use]
     pub fn to_json(&self) -> String {
         let origin = self.runs.iter().filter_map(|r| r.started).min();
-        let mut graphs: Vec<&str> = Vec::new();
+        // A process per graph object (two graphs of one name get two).
+        let mut graphs: Vec<&std::sync::Arc<Tracks>> = Vec::new();
         let mut events: Vec<String> = Vec::new();
         let mut notes: Vec<String> = Vec::new();
         let mut cursor = 0.0f64;
         for report in &self.runs {
-            let pid = match graphs.iter().position(|g| *g == report.tracks.graph) {
+            let pid = match graphs
+                .iter()
+                .position(|g| std::sync::Arc::ptr_eq(g, &report.tracks))
+            {
                 Some(p) => p + 1,
                 None => {
-                    graphs.push(&report.tracks.graph);
-                    metadata(&mut events, graphs.len(), &report.tracks);
+                    let same = graphs
+                        .iter()
+                        .filter(|g| g.graph == report.tracks.graph)
+                        .count();
+                    graphs.push(&report.tracks);
+                    metadata(&mut events, graphs.len(), &report.tracks, same);
                     graphs.len()
                 }
             };
@@ -171,7 +179,8 @@ fn host_total(r: &RunReport) -> u64 {
 }
 
 /// The process and thread names (and their order) of graph `pid`.
-fn metadata(events: &mut Vec<String>, pid: usize, tracks: &Tracks) {
+/// `same`: graphs of this name before it in the trace.
+fn metadata(events: &mut Vec<String>, pid: usize, tracks: &Tracks, same: usize) {
     let name = |kind: &str, tid: usize, name: &str| {
         format!(
             "{{\"ph\":\"M\",\"pid\":{pid},\"tid\":{tid},\"name\":\"{kind}\",\"args\":{{\"name\":{}}}}}",
@@ -183,7 +192,11 @@ fn metadata(events: &mut Vec<String>, pid: usize, tracks: &Tracks) {
             "{{\"ph\":\"M\",\"pid\":{pid},\"tid\":{tid},\"name\":\"thread_sort_index\",\"args\":{{\"sort_index\":{tid}}}}}"
         )
     };
-    events.push(name("process_name", 0, &format!("graph {}", tracks.graph)));
+    let process = match same {
+        0 => format!("graph {}", tracks.graph),
+        k => format!("graph {} ({})", tracks.graph, k + 1),
+    };
+    events.push(name("process_name", 0, &process));
     events.push(name("thread_name", 0, "host"));
     events.push(name("thread_name", 1, "GPU pass"));
     for tid in 0..tracks.tracks.len() + 2 {
