@@ -99,7 +99,7 @@ impl Trace {
         let mut out = String::from("{\"displayTimeUnit\":\"ns\",\"otherData\":{");
         out.push_str("\"tool\":\"vyre-graph\"");
         let gpu = if notes.is_empty() {
-            "measured with timestamp queries; each dispatch's time includes the control dispatches recorded before it; GPU bars start where the submission ended (the GPU clock is not the host's)".to_string()
+            "measured with timestamp queries; each dispatch's time includes the control dispatches recorded before it; the GPU clock is not the host's: the pass is drawn ending where the host's wait ended (starting no earlier than the submission), its dispatches end to end from its start".to_string()
         } else {
             notes.join("; ")
         };
@@ -255,15 +255,25 @@ fn run_events(events: &mut Vec<String>, pid: usize, start: f64, r: &RunReport) -
         ("copy-out", p.copy_ns),
     ];
     let mut at = start;
-    let mut submitted = start;
+    let (mut submitted, mut waited) = (start, start);
     for (name, ns) in phases {
         let dur = micros(u128::from(ns));
         events.push(complete(pid, 0, name, at, dur, ""));
-        at += dur;
         if name == "submit" {
             submitted = at;
         }
+        at += dur;
+        if name == "wait" {
+            waited = at;
+        }
     }
+    // The GPU's clock is not the host's: the pass is drawn ending where the
+    // wait ended (the host saw it finish then), or starting at the
+    // submission if it was longer than the submission and the wait.
+    let gpu_start = r.gpu_ns.map_or(submitted, |ns| {
+        (waited - micros(u128::from(ns))).max(submitted)
+    });
+    let submitted = gpu_start;
     if let Some(ns) = r.gpu_ns {
         let pass = format!("\"dispatches\":{}", r.dispatches);
         events.push(complete(
