@@ -306,6 +306,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let gpu = Gpu::from_wgpu(Some(adapter), device.clone(), queue.clone());
     println!("adapter: {}", gpu.adapter());
     let step = Step::new(&gpu)?;
+    common::write_dot("particles", &step.to_dot())?;
     let config = DispatchConfig::default().with_resident_usage(wgpu::BufferUsages::VERTEX);
     // The particles' buffer: STORAGE | COPY_SRC | COPY_DST | VERTEX.
     let resident = step.resident_outputs(&config, n as u64)?;

@@ -81,6 +81,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let gpu = Gpu::new()?;
     println!("adapter: {}", gpu.adapter());
     let stats = Stats::new(&gpu)?;
+    common::write_dot("stats", &stats.to_dot())?;
     let x = values(n);
     let (gpu_time, out) = median_time(5, || stats.run(&x))?;
 
