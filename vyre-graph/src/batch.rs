@@ -16,6 +16,7 @@ use crate::graph::Graph;
 use crate::run::batch::{
     BatchReport, Instance, host_bytes, of_instance, scatter, shared_error, stackable,
 };
+use crate::run::encode::Scopes;
 use crate::run::encode::encoder;
 use crate::run::readback::Scatter;
 use crate::run::report::RunReport;
@@ -296,7 +297,13 @@ impl Graph {
         for &index in chunk {
             let instance = &instances[index];
             let io = (&instance.feeds[..], &instance.sinks[..], None);
-            match self.start(&mut encoder, instance.n, io, config, false) {
+            match self.start(
+                &mut encoder,
+                instance.n,
+                io,
+                (config, Scopes::default()),
+                false,
+            ) {
                 Ok(run) => started.push((index, run)),
                 Err(e) => results[index] = Some(Err(of_instance(index, e))),
             }
@@ -430,7 +437,7 @@ impl Graph {
     ) -> Result<Submitted<'g>> {
         let scope = self.gpu.catch_errors();
         let mut encoder = encoder(&self.gpu, &self.program, config);
-        let started = self.start(&mut encoder, n, io, config, true);
+        let started = self.start(&mut encoder, n, io, (config, Scopes::default()), true);
         let started = started.map(|mut run| {
             let submission = run.submit(encoder);
             (run, submission)

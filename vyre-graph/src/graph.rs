@@ -28,7 +28,7 @@ use crate::device::transfer::Stacked;
 use crate::plan::plans::Plans;
 use crate::plan::program::Program;
 use crate::plan::{BatchDispatchPlan, DEFAULT_PLAN_CACHE_CAPACITY};
-use crate::run::encode::encoder;
+use crate::run::encode::{Scopes, encoder};
 use crate::run::recorded::RecordedRun;
 use crate::run::report::{RunReport, elapsed_ns};
 use crate::run::started::Started;
@@ -409,7 +409,13 @@ impl Graph {
         let scope = self.gpu.catch_errors();
         let mut encoder = encoder(&self.gpu, &self.program, config);
         // 1-4. Check, plan, bind, encode.
-        let started = self.start(&mut encoder, n, (feeds, sinks, None), config, true);
+        let started = self.start(
+            &mut encoder,
+            n,
+            (feeds, sinks, None),
+            (config, Scopes::default()),
+            true,
+        );
         // 5. Submit once.
         let started = started.map(|mut run| {
             let submission = run.submit(encoder);
@@ -471,10 +477,43 @@ impl Graph {
         sinks: &[Sink<'_>],
         config: &DispatchConfig,
     ) -> Result<RecordedRun<'_>> {
+        self.record_with(encoder, n, (feeds, sinks), config, Scopes::default())
+    }
+
+    /// As [`Graph::record`], with a scope per dispatch (named as the node,
+    /// or the fused group) in the application's own `wgpu-profiler`,
+    /// nested under `scope.parent` (feature `profiler`; the device needs
+    /// `TIMESTAMP_QUERY_INSIDE_PASSES` for the scopes to carry times). See
+    /// [`ProfilerScope`](crate::ProfilerScope) for an example.
+    ///
+    /// # Errors
+    /// As [`Graph::record`].
+    #[cfg(feature = "profiler")]
+    pub fn record_profiled(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        n: u64,
+        feeds: &[Feed<'_>],
+        sinks: &[Sink<'_>],
+        config: &DispatchConfig,
+        scope: crate::ProfilerScope<'_>,
+    ) -> Result<RecordedRun<'_>> {
+        self.record_with(encoder, n, (feeds, sinks), config, Some(scope))
+    }
+
+    /// [`Graph::record`] and `record_profiled`.
+    fn record_with(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        n: u64,
+        (feeds, sinks): (&[Feed<'_>], &[Sink<'_>]),
+        config: &DispatchConfig,
+        scopes: Scopes<'_>,
+    ) -> Result<RecordedRun<'_>> {
         let _span = enter!("record", graph = %self.program.spec.name, n);
         let scope = self.gpu.catch_errors();
         // 1-4. Check, plan, bind, encode, into the caller's encoder.
-        let started = self.start(encoder, n, (feeds, sinks, None), config, false);
+        let started = self.start(encoder, n, (feeds, sinks, None), (config, scopes), false);
         if let Some(error) = scope.pop_now() {
             return Err(BackendError::DispatchFailed {
                 reason: error.to_string(),
@@ -496,7 +535,7 @@ impl Graph {
         encoder: &mut wgpu::CommandEncoder,
         n: u64,
         (feeds, sinks, stacked): Io<'_, '_>,
-        config: &DispatchConfig,
+        (config, scopes): (&DispatchConfig, Scopes<'_>),
         submits: bool,
     ) -> Result<Started<'_>> {
         let (gpu, program) = (&self.gpu, &self.program);
@@ -537,7 +576,7 @@ impl Graph {
         // 4. Encode.
         let _span = enter!("encode");
         let grids = override_grids.as_deref();
-        run.encode(encoder, (feeds, sinks), &copies, grids, config);
+        run.encode(encoder, (feeds, sinks), &copies, grids, (config, scopes));
         Ok(run)
     }
 

@@ -134,6 +134,8 @@ pub use device::texture_handle::GpuTextureHandle;
 pub use graph::Graph;
 pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
 pub use run::batch::{BatchReport, Instance};
+#[cfg(feature = "profiler")]
+pub use run::profiler::ProfilerScope;
 pub use run::recorded::RecordedRun;
 pub use run::report::{LoopReport, RunPhases, RunReport};
 pub use run::trace::Trace;
@@ -141,6 +143,9 @@ pub use seed::dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
 pub use spec::config::{DispatchConfig, GridStride, LoopBound, MAX_STRIDE_STEPS};
 pub use spec::error::{BackendError, DRIVER_SETUP_HINT, Result};
 pub use spec::transfer::TransferOptions;
+/// The `wgpu-profiler` that [`ProfilerScope`] takes (feature `profiler`).
+#[cfg(feature = "profiler")]
+pub use wgpu_profiler;
 
 /// `f16` for kernels that use WGSL's `f16` (`features [shader_f16];`).
 pub use half;

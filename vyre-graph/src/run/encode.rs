@@ -13,6 +13,15 @@ use crate::plan::trips::{Item, Trip, walk};
 use crate::spec::config::{DispatchConfig, GridStride};
 use crate::spec::{GRID_STRIDE_GROUP, TextureShape};
 
+/// Where a recorded run's GPU scopes go (feature `profiler`): the
+/// application's `wgpu-profiler`, if it gave one.
+#[cfg(feature = "profiler")]
+pub(crate) type Scopes<'a> = Option<super::profiler::ProfilerScope<'a>>;
+/// Where a recorded run's GPU scopes go: nowhere without the `profiler`
+/// feature.
+#[cfg(not(feature = "profiler"))]
+pub(crate) type Scopes<'a> = std::marker::PhantomData<&'a ()>;
+
 /// What to record beyond the plan itself.
 pub(crate) struct Recording<'a> {
     /// Labels the encoder and the pass.
@@ -35,6 +44,8 @@ pub(crate) struct Recording<'a> {
     pub(crate) timer: Option<&'a PassTimer>,
     /// Whether it continues a run that a loop held (`plan/trips.rs`).
     pub(crate) continuation: bool,
+    /// The application's profiler scopes, one per dispatch.
+    pub(crate) scopes: Scopes<'a>,
 }
 
 /// Record a run into `encoder`: the whole run, or for a continuation
@@ -129,6 +140,11 @@ fn encode_pass(
         if let Some(t) = per_dispatch {
             pass.write_timestamp(&t.queries, 2 + node as u32);
         }
+        #[cfg(feature = "profiler")]
+        let query = recording.scopes.map(|s| {
+            let name = program.tracks.dispatches.get(node).map_or("?", |d| &d.name);
+            (s, s.begin(&mut pass, name))
+        });
         // Counts reset, loop gates, indirect arguments (`run/control.rs`).
         let indirect = super::control::encode_before(&mut pass, program, plan, node);
         if program.steps.has_steps_before(node) {
@@ -151,6 +167,10 @@ fn encode_pass(
         match indirect {
             Some((args, offset)) => pass.dispatch_workgroups_indirect(args, offset),
             None => pass.dispatch_workgroups(grid[0], grid[1], grid[2]),
+        }
+        #[cfg(feature = "profiler")]
+        if let Some((s, query)) = query {
+            s.end(&mut pass, query);
         }
         dispatches += 1;
     });

@@ -28,6 +28,8 @@ pub(crate) mod batch;
 pub(crate) mod control;
 pub(crate) mod counted;
 pub(crate) mod encode;
+#[cfg(feature = "profiler")]
+pub(crate) mod profiler;
 pub(crate) mod readback;
 pub(crate) mod recorded;
 pub(crate) mod report;

@@ -11,7 +11,7 @@ use std::time::Instant;
 use smallvec::SmallVec;
 
 use super::counted::{read_by_count, read_counted};
-use super::encode::{Recording, encode};
+use super::encode::{Recording, Scopes, encode};
 use super::readback::{Reading, Scatter, StatusBytes, check_stamp, gpu_ns, targets};
 use super::report::{RunPhases, RunReport, elapsed_ns};
 use super::status::{check_status, held_loop};
@@ -139,7 +139,7 @@ impl<'g> Started<'g> {
         io: (&[Feed<'_>], &[Sink<'_>]),
         copies: &[(usize, &GpuBufferHandle)],
         override_grids: Option<&[[u32; 3]]>,
-        config: &DispatchConfig,
+        (config, scopes): (&DispatchConfig, Scopes<'_>),
     ) {
         let (program, plan) = (self.program, &self.checkout.plan);
         let start = Instant::now();
@@ -156,6 +156,7 @@ impl<'g> Started<'g> {
             by_count: &self.by_count,
             timer: plan.timer.as_ref().filter(|_| config.profile),
             continuation: false,
+            scopes,
         };
         // Loops recorded in part only where the run can continue them: it
         // submits itself, on the plan's grids, without per-dispatch stamps.
@@ -311,6 +312,7 @@ impl<'g> Started<'g> {
             by_count: &self.by_count,
             timer: None,
             continuation: true,
+            scopes: Scopes::default(),
         };
         let (_, dispatches) = encode(&mut encoder, gpu, program, plan, &recording, &mut self.trip);
         self.report.dispatches += dispatches;
