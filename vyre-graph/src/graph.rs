@@ -628,10 +628,14 @@ impl Graph {
         describe::describe(&self.program, &self.node_times())
     }
 
-    /// The schedule as a Graphviz DOT graph (`dot -Tsvg` draws it).
+    /// The schedule as a Graphviz DOT graph (`dot -Tsvg` draws it): nodes
+    /// with their levels (and GPU times once profiled), buffers coloured by
+    /// class with the memory they share, fused groups and loops as clusters
+    /// (a loop as its first iteration). `docs/pictures/graphs.sh` draws
+    /// every example's.
     #[must_use]
     pub fn to_dot(&self) -> String {
-        describe::to_dot(&self.program, &self.node_times())
+        crate::dot::to_dot(&self.program, &self.node_times())
     }
 
     /// Each node's GPU nanoseconds in the latest profiled run, in node

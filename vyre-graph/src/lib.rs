@@ -115,6 +115,7 @@ macro_rules! instrument {
 mod batch;
 mod describe;
 mod device;
+mod dot;
 mod graph;
 pub mod plan;
 mod run;
