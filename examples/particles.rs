@@ -20,8 +20,7 @@
 //! cargo run --release --example particles -- 20000 --png docs/particles.png
 //! ```
 
-// Only `exit_code` of the shared helpers: frames are timed one by one.
-#[allow(dead_code)]
+// `exit_code` of the shared helpers, and `write_dot`: frames are timed one by one.
 mod common;
 
 use std::fs::File;

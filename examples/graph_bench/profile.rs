@@ -19,11 +19,14 @@ use crate::radix::{RadixSort, RadixSortOutputs};
 
 type Error = Box<dyn std::error::Error>;
 
+/// A workload's run under a config.
+type RunFn<'a> = Box<dyn FnMut(&DispatchConfig) -> Result<RunReport, Error> + 'a>;
+
 /// One workload as the profiling modes run it: a run under a config that
 /// checks its own output against the CPU.
 struct Workload<'a> {
     name: String,
-    run: Box<dyn FnMut(&DispatchConfig) -> Result<RunReport, Error> + 'a>,
+    run: RunFn<'a>,
 }
 
 /// Fail with `what` unless `got == want`.
