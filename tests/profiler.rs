@@ -120,3 +120,53 @@ fn a_recorded_graph_shows_a_scope_per_node_inside_the_applications_query() {
     assert_eq!(results.len(), 1);
     assert!(results[0].nested_queries.is_empty());
 }
+
+/// A device with timestamps in encoders but not inside passes: one scope
+/// for the graph's pass (through the pass's timestamp writes), inside the
+/// application's query, and no scope per node.
+#[test]
+fn without_timestamps_inside_passes_the_pass_is_one_scope() {
+    let _serial = serial();
+    let (adapter, device, queue) = pollster::block_on(async {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions::default())
+            .await
+            .expect("adapter");
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                required_features: wgpu::Features::TIMESTAMP_QUERY
+                    | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
+                ..Default::default()
+            })
+            .await
+            .expect("device");
+        (adapter, device, queue)
+    });
+    assert!(
+        !device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
+    );
+    let gpu = vyre_graph::Gpu::from_wgpu(Some(adapter), device, queue);
+    let graph = Graph::new(&gpu, two_step_spec("passed")).expect("graph");
+    let mut profiler =
+        GpuProfiler::new(gpu.device(), GpuProfilerSettings::default()).expect("profiler");
+    for n in [64usize, 30_000] {
+        let x = data(n, 11);
+        let results = frame(&gpu, &graph, &mut profiler, &x);
+        assert_eq!(results.len(), 1, "{results:?}");
+        let top = &results[0];
+        assert_eq!(top.label, "frame");
+        assert_eq!(top.nested_queries.len(), 1, "{top:?}");
+        let pass = &top.nested_queries[0];
+        assert_eq!(pass.label, "passed");
+        assert!(pass.nested_queries.is_empty());
+        let (outer, inner) = (
+            top.time.clone().expect("frame timed"),
+            pass.time.clone().expect("pass timed"),
+        );
+        assert!(inner.start >= outer.start && inner.end <= outer.end && inner.start <= inner.end);
+    }
+}

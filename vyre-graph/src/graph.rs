@@ -480,11 +480,14 @@ impl Graph {
         self.record_with(encoder, n, (feeds, sinks), config, Scopes::default())
     }
 
-    /// As [`Graph::record`], with a scope per dispatch (named as the node,
-    /// or the fused group) in the application's own `wgpu-profiler`,
-    /// nested under `scope.parent` (feature `profiler`; the device needs
-    /// `TIMESTAMP_QUERY_INSIDE_PASSES` for the scopes to carry times). See
-    /// [`ProfilerScope`](crate::ProfilerScope) for an example.
+    /// As [`Graph::record`], with scopes in the application's own
+    /// `wgpu-profiler`, nested under `scope.parent` (feature `profiler`): a
+    /// scope per dispatch (named as the node, or the fused group) where the
+    /// device has `TIMESTAMP_QUERY_INSIDE_PASSES`, else one for the pass
+    /// (named as the run's label; none when the run also profiles itself
+    /// with [`DispatchConfig::with_profile`], whose timer then has the
+    /// pass's timestamp writes). See [`ProfilerScope`](crate::ProfilerScope)
+    /// for an example.
     ///
     /// # Errors
     /// As [`Graph::record`].
