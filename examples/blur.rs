@@ -206,6 +206,8 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     println!("adapter: {}", gpu.adapter());
     let blur = Blur::new(&gpu)?;
     let blur_texture = texture::BlurTexture::new(&gpu)?;
+    common::write_dot("blur", &blur.to_dot())?;
+    common::write_dot("blur_texture", &blur_texture.to_dot())?;
 
     let weights = gaussian_weights(RADIUS, SIGMA);
     let mut params = Params {

@@ -151,6 +151,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let gpu = Gpu::new()?;
     println!("adapter: {}", gpu.adapter());
     let collatz = Collatz::new(&gpu)?;
+    common::write_dot("collatz", &collatz.to_dot())?;
 
     // The textbook values first.
     let small = collatz.run(&[1u32, 2, 3, 4][..])?.steps;

@@ -104,6 +104,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let gpu = Gpu::new()?;
     println!("adapter: {}", gpu.adapter());
     let compact = Compact::new(&gpu)?;
+    common::write_dot("compact", &compact.to_dot())?;
 
     // The edges first, on 1,000 values: nothing kept (a count of 0), one
     // value kept, and everything kept (a count of exactly the capacity; no

@@ -3,8 +3,12 @@
 //! against the CPU.
 //!
 //! ```sh
-//! cargo run --release --example image_pipeline -- [PIXELS]
+//! cargo run --release --example image_pipeline -- [PIXELS] [--trace PATH]
 //! ```
+//!
+//! `--trace PATH` (or `VYRE_TRACE=PATH`) also writes a Chrome trace /
+//! Perfetto JSON of three profiled runs of each pipeline
+//! (docs/profiling.md).
 //!
 //! Stages on RGBA `vec4<f32>` pixels: brightness, contrast, a horizontal
 //! box blur (radius 2, within each row), gamma, clamp and a sepia colour
@@ -191,8 +195,8 @@ fn reference(image: &[[f32; 4]], tone: &Tone) -> Vec<[f32; 4]> {
 }
 
 fn run() -> Result<bool, Box<dyn std::error::Error>> {
-    let pixels = std::env::args()
-        .nth(1)
+    let pixels = common::args()
+        .first()
         .map(|s| s.parse::<u32>())
         .transpose()?
         .unwrap_or(1 << 20)
@@ -203,6 +207,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     println!("adapter: {}", gpu.adapter());
     let fused = Pipeline::new(&gpu)?;
     let unfused = unfused::Pipeline::new(&gpu)?;
+    common::write_dot("image_pipeline", &fused.to_dot())?;
     let image: Vec<[f32; 4]> = (0..pixels)
         .map(|i| {
             let x = (i % WIDTH) as f32 / WIDTH as f32;
@@ -249,7 +254,46 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     if !ok {
         eprintln!("MISMATCH");
     }
+    if let Some(path) = common::trace_path() {
+        trace(
+            (&fused, &unfused),
+            &image,
+            (&tone, &unfused_tone),
+            &a.out,
+            &path,
+        )?;
+    }
     Ok(ok)
+}
+
+/// Three profiled runs of the fused pipeline and three of the unfused one,
+/// interleaved and each checked against the fused result, as one trace
+/// file (`--trace PATH`).
+fn trace(
+    (fused, unfused): (&Pipeline, &unfused::Pipeline),
+    image: &[[f32; 4]],
+    (tone, unfused_tone): (&Tone, &unfused::Tone),
+    want: &[[f32; 4]],
+    path: &std::path::Path,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let config = vyre_graph::DispatchConfig::default().with_profile(true);
+    let mut trace = vyre_graph::Trace::new();
+    for _ in 0..3 {
+        let (a, report) = fused.run_reported(&config, image, tone)?;
+        trace.push(&report);
+        let (b, report) = unfused.run_reported(&config, image, unfused_tone)?;
+        trace.push(&report);
+        let bytes = bytemuck::cast_slice::<_, u8>;
+        if bytes(&a.out) != bytes(want) || bytes(&b.out) != bytes(want) {
+            return Err("a profiled run differs from the unprofiled one".into());
+        }
+    }
+    trace.write(path)?;
+    println!(
+        "wrote a trace of 3 fused and 3 unfused profiled runs to {}",
+        path.display()
+    );
+    Ok(())
 }
 
 fn main() -> std::process::ExitCode {

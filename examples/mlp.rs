@@ -152,6 +152,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let gpu = Gpu::new()?;
     println!("adapter: {}", gpu.adapter());
     let mlp = Mlp::new(&gpu)?;
+    common::write_dot("mlp", &mlp.to_dot())?;
 
     let layers: Vec<Layer> = SIZES
         .windows(2)

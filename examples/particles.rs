@@ -20,8 +20,7 @@
 //! cargo run --release --example particles -- 20000 --png docs/particles.png
 //! ```
 
-// Only `exit_code` of the shared helpers: frames are timed one by one.
-#[allow(dead_code)]
+// `exit_code` of the shared helpers, and `write_dot`: frames are timed one by one.
 mod common;
 
 use std::fs::File;
@@ -306,6 +305,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let gpu = Gpu::from_wgpu(Some(adapter), device.clone(), queue.clone());
     println!("adapter: {}", gpu.adapter());
     let step = Step::new(&gpu)?;
+    common::write_dot("particles", &step.to_dot())?;
     let config = DispatchConfig::default().with_resident_usage(wgpu::BufferUsages::VERTEX);
     // The particles' buffer: STORAGE | COPY_SRC | COPY_DST | VERTEX.
     let resident = step.resident_outputs(&config, n as u64)?;

@@ -111,6 +111,8 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     println!("adapter: {}", gpu.adapter());
     let scan = PrefixSum::new(&gpu)?;
     let hand = HandPrefixSum::new(&gpu)?;
+    common::write_dot("prefix_sum", &scan.to_dot())?;
+    common::write_dot("prefix_sum_hand", &hand.to_dot())?;
 
     // Ragged sizes around the block boundaries first, then the real one.
     for len in [1, 5, 1023, 1024, 1025, 2047, 2048, 2049, 1_048_577] {

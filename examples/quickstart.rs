@@ -71,6 +71,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("adapter: {}", gpu.adapter());
 
     let graph = Quickstart::new(&gpu)?;
+    // Its picture (docs/pictures/graphs.sh sets this).
+    if let Some(dir) = std::env::var_os("VYRE_DOT_DIR") {
+        std::fs::write(
+            std::path::Path::new(&dir).join("quickstart.dot"),
+            graph.to_dot(),
+        )?;
+    }
     let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 / 100.0).collect();
     let params = Params { a: 0.5, b: -2.0 };
 

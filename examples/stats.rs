@@ -85,6 +85,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     let gpu = Gpu::new()?;
     println!("adapter: {}", gpu.adapter());
     let stats = Stats::new(&gpu)?;
+    common::write_dot("stats", &stats.to_dot())?;
     let plan = stats.describe().to_string();
     let one_pass = plan.lines().any(|l| {
         l.contains("total__level1")

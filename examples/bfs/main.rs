@@ -20,6 +20,7 @@
 //! ```text
 //! cargo run --release --example bfs              # 1,000,000 vertices, 8,000,000 edges
 //! cargo run --release --example bfs -- 10000     # 10,000 vertices, 80,000 edges
+//! cargo run --release --example bfs -- 10000 --trace bfs.json   # and a trace of 3 profiled runs
 //! ```
 
 mod graph;
@@ -34,7 +35,7 @@ use std::time::Instant;
 use graph::device::{Bfs, BfsOutputs, MAX_LEVELS, Params, search};
 use graph::host::HostBfs;
 use graph::{EDGES_PER_VERTEX, cpu_bfs, expanded_levels, first_mismatch, random_graph};
-use vyre_graph::{DispatchConfig, Gpu, GpuBufferHandle};
+use vyre_graph::{DispatchConfig, Gpu, GpuBufferHandle, Trace};
 
 /// The search starts here.
 const SOURCE: u32 = 0;
@@ -44,7 +45,7 @@ fn ms(d: std::time::Duration) -> f64 {
 }
 
 fn run() -> Result<bool, Box<dyn std::error::Error>> {
-    let vertices: u32 = match std::env::args().nth(1) {
+    let vertices: u32 = match common::args().first() {
         Some(arg) => arg
             .parse()
             .map_err(|e| format!("the vertex count `{arg}` is not a u32: {e}"))?,
@@ -88,6 +89,7 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
     // The device loop: one graph run, the graph uploaded once (resident
     // inputs are bound in place).
     let bfs = Bfs::new(&gpu)?;
+    common::write_dot("bfs", &bfs.to_dot())?;
     let offsets = GpuBufferHandle::from_slice(&gpu, &csr.offsets)?;
     let edges = GpuBufferHandle::from_slice(&gpu, &csr.edges)?;
     let config = DispatchConfig::default();
@@ -140,6 +142,9 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
         return Ok(false);
     }
     println!("graph from vertex {other}: {iterations} iterations, every level matches the CPU");
+    if let Some(path) = common::trace_path() {
+        trace(&bfs, (&offsets, &edges), &expected, &path)?;
+    }
 
     // The same kernels driven from the host: a submission and a readback
     // of the frontier's size per level.
@@ -171,6 +176,29 @@ fn run() -> Result<bool, Box<dyn std::error::Error>> {
         ms(cpu_time)
     );
     Ok(true)
+}
+
+/// Three profiled searches from the source, each checked, as one trace
+/// file (`--trace PATH`).
+fn trace(
+    bfs: &Bfs,
+    (offsets, edges): (&GpuBufferHandle, &GpuBufferHandle),
+    expected: &[u32],
+    path: &std::path::Path,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let config = DispatchConfig::default().with_profile(true);
+    let mut trace = Trace::new();
+    let mut out = BfsOutputs::default();
+    for _ in 0..3 {
+        let report = search(bfs, offsets, edges, SOURCE, &mut out, &config)?;
+        if let Some((v, got, want)) = first_mismatch(&out.levels, expected) {
+            return Err(format!("profiled run: vertex {v} has level {got}, the CPU {want}").into());
+        }
+        trace.push(&report);
+    }
+    trace.write(path)?;
+    println!("wrote a trace of 3 profiled runs to {}", path.display());
+    Ok(())
 }
 
 fn main() -> ExitCode {

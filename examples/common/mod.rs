@@ -1,4 +1,6 @@
 //! Helpers shared by the examples.
+// Each example uses some of them.
+#![allow(dead_code)]
 
 use std::time::{Duration, Instant};
 
@@ -32,5 +34,40 @@ pub fn exit_code(result: Result<bool, Box<dyn std::error::Error>>) -> std::proce
             eprintln!("error: {e}");
             std::process::ExitCode::FAILURE
         }
+    }
+}
+
+/// The example's arguments without `--trace PATH` (which [`trace_path`]
+/// reads).
+pub fn args() -> Vec<String> {
+    let mut out = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--trace" {
+            args.next();
+        } else {
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// Where to write a trace of the example's runs: `--trace PATH`, else the
+/// `VYRE_TRACE` environment variable (see docs/profiling.md).
+pub fn trace_path() -> Option<std::path::PathBuf> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == "--trace")
+        .and_then(|i| args.get(i + 1))
+        .map(Into::into)
+        .or_else(|| std::env::var_os("VYRE_TRACE").map(Into::into))
+}
+
+/// Write a graph's `to_dot()` to `$VYRE_DOT_DIR/<name>.dot` when that
+/// variable is set (`docs/pictures/graphs.sh` draws them).
+pub fn write_dot(name: &str, dot: &str) -> std::io::Result<()> {
+    match std::env::var_os("VYRE_DOT_DIR") {
+        Some(dir) => std::fs::write(std::path::Path::new(&dir).join(format!("{name}.dot")), dot),
+        None => Ok(()),
     }
 }

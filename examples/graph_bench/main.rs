@@ -5,7 +5,16 @@
 //! cargo run --release --example graph_bench -- --transfer [--quick] [--json PATH]
 //! cargo run --release --example graph_bench -- --batch [--quick] [--json PATH]
 //! cargo run --release --example graph_bench -- --reduce [--quick] [--json PATH]
+//! cargo run --release --example graph_bench -- --trace DIR [--quick]
+//! cargo run --release --example graph_bench -- --profile-cost [--quick]
 //! ```
+//!
+//! `--trace DIR` writes a Chrome trace / Perfetto JSON per workload
+//! (chain64 at two sizes, wide8x8, radix_sort, bfs): a warm-up, then three
+//! profiled runs, each checked against the CPU (`profile.rs`;
+//! docs/profiling.md). `--profile-cost` times each workload's runs with
+//! profiling off, with timestamps on, and with the run's trace written,
+//! interleaved.
 //!
 //! `--reduce` times the built-in reductions and scans against hand-written
 //! WGSL through plain wgpu, in GPU time (`reduce_bench.rs`).
@@ -81,6 +90,7 @@ mod bfs_bench;
 mod chains;
 mod hand;
 mod measure;
+mod profile;
 mod radix_bench;
 mod reduce_bench;
 mod reduce_probe;
@@ -133,6 +143,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if std::env::var_os("GRAPH_BENCH_FOLD").is_some() {
         return chains::fold_only(&gpu);
+    }
+    if let Some(dir) = args
+        .iter()
+        .position(|a| a == "--trace")
+        .and_then(|i| args.get(i + 1))
+    {
+        return profile::traces(&gpu, quick, dir);
+    }
+    if args.iter().any(|a| a == "--profile-cost") {
+        return profile::cost(&gpu, quick);
     }
     if std::env::var_os("GRAPH_BENCH_STRIDE").is_some() {
         return stride::run(&gpu, quick, json_path.as_deref());

@@ -46,6 +46,7 @@ fn ms(time: Duration) -> f64 {
 /// Sorts `n` random keys on the GPU and with `sort_unstable`.
 fn sort_keys(gpu: &Gpu, n: usize) -> Result<bool, Box<dyn std::error::Error>> {
     let sort = RadixSort::new(gpu)?;
+    common::write_dot("radix_sort", &sort.to_dot())?;
     // Ragged sizes first (partial blocks, one key, the benchmark's size).
     for len in [1, 5, 1023, 1025, 4097, 1 << 20] {
         let keys = random_u32s(len, len as u64);
@@ -88,6 +89,7 @@ fn sort_keys(gpu: &Gpu, n: usize) -> Result<bool, Box<dyn std::error::Error>> {
 /// value stayed with its key and equal keys kept their order.
 fn sort_pairs(gpu: &Gpu, n: usize) -> Result<bool, Box<dyn std::error::Error>> {
     let sort = RadixSortPairs::new(gpu)?;
+    common::write_dot("radix_sort_pairs", &sort.to_dot())?;
     // About 8 copies of every key, so that stability matters.
     let distinct = u32::try_from(n / 8).unwrap_or(u32::MAX).max(1);
     let keys: Vec<u32> = random_u32s(n, 2).iter().map(|k| k % distinct).collect();

@@ -16,6 +16,7 @@ use crate::graph::Graph;
 use crate::run::batch::{
     BatchReport, Instance, host_bytes, of_instance, scatter, shared_error, stackable,
 };
+use crate::run::encode::Scopes;
 use crate::run::encode::encoder;
 use crate::run::readback::Scatter;
 use crate::run::report::RunReport;
@@ -77,6 +78,8 @@ impl Graph {
         instances: &mut [Instance<'_>],
         config: &DispatchConfig,
     ) -> Result<BatchReport> {
+        let _span =
+            enter!("run_batch", graph = %self.program.spec.name, instances = instances.len());
         self.check_batch(instances, config)?;
         let mut report = BatchReport {
             runs: Vec::new(),
@@ -294,7 +297,13 @@ impl Graph {
         for &index in chunk {
             let instance = &instances[index];
             let io = (&instance.feeds[..], &instance.sinks[..], None);
-            match self.start(&mut encoder, instance.n, io, config, false) {
+            match self.start(
+                &mut encoder,
+                instance.n,
+                io,
+                (config, Scopes::default()),
+                false,
+            ) {
                 Ok(run) => started.push((index, run)),
                 Err(e) => results[index] = Some(Err(of_instance(index, e))),
             }
@@ -303,7 +312,10 @@ impl Graph {
             drop(block_on(scope.pop()));
             return;
         }
-        let submission = self.gpu.submit(encoder.finish());
+        let submission = {
+            let _span = enter!("submit");
+            self.gpu.submit(encoder.finish())
+        };
         report.chunks += 1;
         report.submissions += 1;
         if let Some(error) = block_on(scope.pop()) {
@@ -364,6 +376,8 @@ impl Graph {
         depth: usize,
         config: &DispatchConfig,
     ) -> Vec<Result<RunReport>> {
+        let _span =
+            enter!("run_many", graph = %self.program.spec.name, instances = instances.len(), depth);
         let depth = depth.max(1);
         if depth == 1 || instances.len() == 1 {
             // Nothing to overlap: blocking runs, with no device poller.
@@ -423,7 +437,7 @@ impl Graph {
     ) -> Result<Submitted<'g>> {
         let scope = self.gpu.catch_errors();
         let mut encoder = encoder(&self.gpu, &self.program, config);
-        let started = self.start(&mut encoder, n, io, config, true);
+        let started = self.start(&mut encoder, n, io, (config, Scopes::default()), true);
         let started = started.map(|mut run| {
             let submission = run.submit(encoder);
             (run, submission)

@@ -1,5 +1,5 @@
 //! [`Description`]: a readable account of a graph's schedule (nodes, edges,
-//! levels, buffers, aliasing) and its Graphviz export.
+//! levels, buffers, aliasing); its Graphviz picture is `dot.rs`'s.
 //!
 //! Beside `graph.rs`, above `run/`: it reads a compiled [`Program`] (and
 //! the GPU times a graph kept) and imports only `plan/` and `spec/`;
@@ -7,11 +7,10 @@
 
 use std::fmt;
 
-use vyre_analysis::{Edge, Use, hazard_name};
+use vyre_analysis::{Edge, hazard_name};
 
 use crate::plan::dispatch::Dispatch;
 use crate::plan::program::Program;
-use crate::plan::validate::node_uses;
 use crate::spec::{BufferClass, DispatchSize, Extent};
 
 /// One node of a [`Description`].
@@ -260,68 +259,6 @@ pub(crate) fn describe(program: &Program, times: &[u64]) -> Description {
             })
             .collect(),
     }
-}
-
-/// The schedule of `program` as a Graphviz DOT graph (see
-/// `Graph::to_dot`), each node labelled with its GPU time from `times`.
-pub(crate) fn to_dot(program: &Program, times: &[u64]) -> String {
-    let labels: Vec<String> = program
-        .spec
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| match times.get(i) {
-            Some(ns) => format!("{}\n{:.1} µs", n.label, *ns as f64 / 1e3),
-            None => n.label.to_string(),
-        })
-        .collect();
-    let nodes: Vec<&str> = labels.iter().map(String::as_str).collect();
-    let buffers: Vec<&str> = program.spec.buffers.iter().map(|b| &*b.name).collect();
-    let uses: Vec<Vec<Use>> = program
-        .spec
-        .nodes
-        .iter()
-        .map(|n| node_uses(&program.spec, n))
-        .collect();
-    let mut dot = program
-        .analysis
-        .to_dot(&program.spec.name, &nodes, &buffers, &uses);
-    // Each fused group as a cluster around its member nodes.
-    if !program.spec.fused.is_empty()
-        && let Some(end) = dot.rfind('}')
-    {
-        let mut clusters = String::new();
-        for (g, group) in program.spec.fused.iter().enumerate() {
-            let members: Vec<String> = group.nodes.iter().map(|n| format!("n{n};")).collect();
-            clusters.push_str(&format!(
-                "    subgraph cluster_fused{g} {{ label=\"{} (one dispatch)\"; style=dashed; {} }}\n",
-                group.dispatch.label.replace('"', "\\\""),
-                members.join(" ")
-            ));
-        }
-        dot.insert_str(end, &clusters);
-    }
-    // Each loop as a cluster around its iterations' nodes.
-    if !program.spec.loops.is_empty()
-        && let Some(end) = dot.rfind('}')
-    {
-        let mut clusters = String::new();
-        for (l, lp) in program.spec.loops.iter().enumerate() {
-            let members: Vec<String> = lp
-                .iterations
-                .iter()
-                .flat_map(|it| it.first_node..it.first_node + it.nodes)
-                .map(|n| format!("n{n};"))
-                .collect();
-            clusters.push_str(&format!(
-                "    subgraph cluster_loop{l} {{ label=\"{} (stops on the device)\"; style=dotted; {} }}\n",
-                lp.label.replace('"', "\\\""),
-                members.join(" ")
-            ));
-        }
-        dot.insert_str(end, &clusters);
-    }
-    dot
 }
 
 /// Each node's GPU nanoseconds from each dispatch's (`dispatches`, in

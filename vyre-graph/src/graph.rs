@@ -28,7 +28,7 @@ use crate::device::transfer::Stacked;
 use crate::plan::plans::Plans;
 use crate::plan::program::Program;
 use crate::plan::{BatchDispatchPlan, DEFAULT_PLAN_CACHE_CAPACITY};
-use crate::run::encode::encoder;
+use crate::run::encode::{Scopes, encoder};
 use crate::run::recorded::RecordedRun;
 use crate::run::report::{RunReport, elapsed_ns};
 use crate::run::started::Started;
@@ -157,6 +157,7 @@ impl Graph {
     /// # Errors
     /// As [`Graph::new`].
     pub fn with_cache_capacity(gpu: &Gpu, spec: GraphSpec, capacity: usize) -> Result<Self> {
+        let _span = enter!("Graph::new", graph = %spec.name, nodes = spec.nodes.len());
         let program = Program::build(gpu, spec)?;
         Ok(Self::assemble(gpu, program, capacity))
     }
@@ -352,7 +353,8 @@ impl Graph {
         sinks: &mut [Sink<'_>],
         config: &DispatchConfig,
     ) -> Result<RunReport> {
-        block_on(self.run_with(n, feeds, sinks, config, true))
+        let run = self.run_with(n, feeds, sinks, config, true);
+        block_on(instrument!(run, "run", graph = %self.program.spec.name, n))
     }
 
     /// As [`Graph::run`], as a future that never blocks the thread: it
@@ -387,7 +389,8 @@ impl Graph {
         sinks: &mut [Sink<'_>],
         config: &DispatchConfig,
     ) -> Result<RunReport> {
-        self.run_with(n, feeds, sinks, config, false).await
+        let run = self.run_with(n, feeds, sinks, config, false);
+        instrument!(run, "run_async", graph = %self.program.spec.name, n).await
     }
 
     /// [`Graph::run`] (`blocking`) and [`Graph::run_async`]: one run, as a
@@ -406,7 +409,13 @@ impl Graph {
         let scope = self.gpu.catch_errors();
         let mut encoder = encoder(&self.gpu, &self.program, config);
         // 1-4. Check, plan, bind, encode.
-        let started = self.start(&mut encoder, n, (feeds, sinks, None), config, true);
+        let started = self.start(
+            &mut encoder,
+            n,
+            (feeds, sinks, None),
+            (config, Scopes::default()),
+            true,
+        );
         // 5. Submit once.
         let started = started.map(|mut run| {
             let submission = run.submit(encoder);
@@ -468,9 +477,46 @@ impl Graph {
         sinks: &[Sink<'_>],
         config: &DispatchConfig,
     ) -> Result<RecordedRun<'_>> {
+        self.record_with(encoder, n, (feeds, sinks), config, Scopes::default())
+    }
+
+    /// As [`Graph::record`], with scopes in the application's own
+    /// `wgpu-profiler`, nested under `scope.parent` (feature `profiler`): a
+    /// scope per dispatch (named as the node, or the fused group) where the
+    /// device has `TIMESTAMP_QUERY_INSIDE_PASSES`, else one for the pass
+    /// (named as the run's label; none when the run also profiles itself
+    /// with [`DispatchConfig::with_profile`], whose timer then has the
+    /// pass's timestamp writes). See [`ProfilerScope`](crate::ProfilerScope)
+    /// for an example.
+    ///
+    /// # Errors
+    /// As [`Graph::record`].
+    #[cfg(feature = "profiler")]
+    pub fn record_profiled(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        n: u64,
+        feeds: &[Feed<'_>],
+        sinks: &[Sink<'_>],
+        config: &DispatchConfig,
+        scope: crate::ProfilerScope<'_>,
+    ) -> Result<RecordedRun<'_>> {
+        self.record_with(encoder, n, (feeds, sinks), config, Some(scope))
+    }
+
+    /// [`Graph::record`] and `record_profiled`.
+    fn record_with(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        n: u64,
+        (feeds, sinks): (&[Feed<'_>], &[Sink<'_>]),
+        config: &DispatchConfig,
+        scopes: Scopes<'_>,
+    ) -> Result<RecordedRun<'_>> {
+        let _span = enter!("record", graph = %self.program.spec.name, n);
         let scope = self.gpu.catch_errors();
         // 1-4. Check, plan, bind, encode, into the caller's encoder.
-        let started = self.start(encoder, n, (feeds, sinks, None), config, false);
+        let started = self.start(encoder, n, (feeds, sinks, None), (config, scopes), false);
         if let Some(error) = scope.pop_now() {
             return Err(BackendError::DispatchFailed {
                 reason: error.to_string(),
@@ -492,31 +538,48 @@ impl Graph {
         encoder: &mut wgpu::CommandEncoder,
         n: u64,
         (feeds, sinks, stacked): Io<'_, '_>,
-        config: &DispatchConfig,
+        (config, scopes): (&DispatchConfig, Scopes<'_>),
         submits: bool,
     ) -> Result<Started<'_>> {
         let (gpu, program) = (&self.gpu, &self.program);
         // 1. Check (a stacked run's instances were checked one by one,
         // and its size by `run_batch`).
         let checked = Instant::now();
-        let override_grids = match stacked {
-            Some(_) => program.check_stacked(gpu, n, config)?,
-            None => program.check_run(gpu, n, feeds, sinks, config)?,
+        let override_grids = {
+            let _span = enter!("check");
+            match stacked {
+                Some(_) => program.check_stacked(gpu, n, config)?,
+                None => program.check_run(gpu, n, feeds, sinks, config)?,
+            }
         };
         let check_ns = elapsed_ns(checked);
         // 2. Plan.
         let planned = Instant::now();
-        let checkout = self.plans.checkout(gpu, program, n, config)?;
+        let checkout = {
+            let _span = enter!("plan");
+            self.plans.checkout(gpu, program, n, config)?
+        };
         let times = (check_ns, elapsed_ns(planned));
-        let mut run = Started::new(gpu, program, &self.dispatch_gpu_ns, checkout, times);
+        let mut run = Started::new(
+            gpu,
+            program,
+            &self.dispatch_gpu_ns,
+            checkout,
+            times,
+            checked,
+        );
         if program.spec.nodes.is_empty() {
             return Ok(run);
         }
         // 3. Bind.
-        let copies = run.bind((feeds, stacked), config, submits);
+        let copies = {
+            let _span = enter!("bind");
+            run.bind((feeds, stacked), config, submits)
+        };
         // 4. Encode.
+        let _span = enter!("encode");
         let grids = override_grids.as_deref();
-        run.encode(encoder, (feeds, sinks), &copies, grids, config);
+        run.encode(encoder, (feeds, sinks), &copies, grids, (config, scopes));
         Ok(run)
     }
 
@@ -568,10 +631,14 @@ impl Graph {
         describe::describe(&self.program, &self.node_times())
     }
 
-    /// The schedule as a Graphviz DOT graph (`dot -Tsvg` draws it).
+    /// The schedule as a Graphviz DOT graph (`dot -Tsvg` draws it): nodes
+    /// with their levels (and GPU times once profiled), buffers coloured by
+    /// class with the memory they share, fused groups and loops as clusters
+    /// (a loop as its first iteration). `docs/pictures/graphs.sh` draws
+    /// every example's.
     #[must_use]
     pub fn to_dot(&self) -> String {
-        describe::to_dot(&self.program, &self.node_times())
+        crate::dot::to_dot(&self.program, &self.node_times())
     }
 
     /// Each node's GPU nanoseconds in the latest profiled run, in node

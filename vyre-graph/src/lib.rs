@@ -78,9 +78,44 @@
 // The only `unsafe` is `device/transfer.rs`'s, audited there.
 #![deny(unsafe_code)]
 
+/// Enter a host span for `tracing` subscribers (feature `tracing`): returns
+/// the entered span's guard, or `()` without the feature (the fields are
+/// then not evaluated). Names and nesting: `docs/profiling.md`.
+#[cfg(feature = "tracing")]
+macro_rules! enter {
+    ($name:literal $(, $($field:tt)*)?) => {
+        tracing::info_span!(target: "vyre_graph", $name $(, $($field)*)?).entered()
+    };
+}
+#[cfg(not(feature = "tracing"))]
+macro_rules! enter {
+    ($name:literal $(, $($field:tt)*)?) => {
+        ()
+    };
+}
+
+/// `$future` inside a host span for `tracing` subscribers (feature
+/// `tracing`); `$future` itself without the feature.
+#[cfg(feature = "tracing")]
+macro_rules! instrument {
+    ($future:expr, $name:literal $(, $($field:tt)*)?) => {
+        tracing::Instrument::instrument(
+            $future,
+            tracing::info_span!(target: "vyre_graph", $name $(, $($field)*)?),
+        )
+    };
+}
+#[cfg(not(feature = "tracing"))]
+macro_rules! instrument {
+    ($future:expr, $name:literal $(, $($field:tt)*)?) => {
+        $future
+    };
+}
+
 mod batch;
 mod describe;
 mod device;
+mod dot;
 mod graph;
 pub mod plan;
 mod run;
@@ -100,12 +135,18 @@ pub use device::texture_handle::GpuTextureHandle;
 pub use graph::Graph;
 pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
 pub use run::batch::{BatchReport, Instance};
+#[cfg(feature = "profiler")]
+pub use run::profiler::ProfilerScope;
 pub use run::recorded::RecordedRun;
 pub use run::report::{LoopReport, RunPhases, RunReport};
+pub use run::trace::Trace;
 pub use seed::dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
 pub use spec::config::{DispatchConfig, GridStride, LoopBound, MAX_STRIDE_STEPS};
 pub use spec::error::{BackendError, DRIVER_SETUP_HINT, Result};
 pub use spec::transfer::TransferOptions;
+/// The `wgpu-profiler` that [`ProfilerScope`] takes (feature `profiler`).
+#[cfg(feature = "profiler")]
+pub use wgpu_profiler;
 
 /// `f16` for kernels that use WGSL's `f16` (`features [shader_f16];`).
 pub use half;

@@ -253,17 +253,21 @@ pub(crate) async fn map_and_copy(
         Wait::Block {
             submission,
             timeout,
-        } => block_until_mapped(gpu, slots, count, submission, timeout)?,
+        } => {
+            let _span = enter!("wait");
+            block_until_mapped(gpu, slots, count, submission, timeout)?;
+        }
         Wait::Async => {
-            MapWait {
+            let mapped = MapWait {
                 gpu,
                 slots,
                 count,
                 _in_flight: gpu.begin_async(),
-            }
-            .await;
+            };
+            instrument!(mapped, "wait").await;
         }
     }
+    let _span = enter!("copy-out");
     finish(gpu, copier, slots, targets)
 }
 

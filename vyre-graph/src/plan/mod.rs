@@ -71,6 +71,7 @@ pub(crate) mod steps;
 pub(crate) mod stride;
 mod support;
 pub(crate) mod timer;
+pub(crate) mod tracks;
 pub(crate) mod trips;
 pub(crate) mod validate;
 

@@ -53,6 +53,9 @@ pub(crate) struct Program {
     pub(crate) trips: super::trips::Trips,
     /// The fused groups' grid-stride pipelines (set by `Program::build`).
     pub(crate) stride: StridePipelines,
+    /// How a trace shows its dispatches (`tracks.rs`), shared with every
+    /// run's report.
+    pub(crate) tracks: Arc<super::tracks::Tracks>,
 }
 
 impl Program {
@@ -124,7 +127,9 @@ impl Program {
             }
         }
         let steps = plan_steps(&spec, &dispatches);
+        let tracks = Arc::new(super::tracks::Tracks::new(&spec, &dispatches, &steps));
         Program {
+            tracks,
             spec,
             analysis,
             layouts,

@@ -13,6 +13,15 @@ use crate::plan::trips::{Item, Trip, walk};
 use crate::spec::config::{DispatchConfig, GridStride};
 use crate::spec::{GRID_STRIDE_GROUP, TextureShape};
 
+/// Where a recorded run's GPU scopes go (feature `profiler`): the
+/// application's `wgpu-profiler`, if it gave one.
+#[cfg(feature = "profiler")]
+pub(crate) type Scopes<'a> = Option<super::profiler::ProfilerScope<'a>>;
+/// Where a recorded run's GPU scopes go: nowhere without the `profiler`
+/// feature.
+#[cfg(not(feature = "profiler"))]
+pub(crate) type Scopes<'a> = std::marker::PhantomData<&'a ()>;
+
 /// What to record beyond the plan itself.
 pub(crate) struct Recording<'a> {
     /// Labels the encoder and the pass.
@@ -35,6 +44,8 @@ pub(crate) struct Recording<'a> {
     pub(crate) timer: Option<&'a PassTimer>,
     /// Whether it continues a run that a loop held (`plan/trips.rs`).
     pub(crate) continuation: bool,
+    /// The application's profiler scopes, one per dispatch.
+    pub(crate) scopes: Scopes<'a>,
 }
 
 /// Record a run into `encoder`: the whole run, or for a continuation
@@ -101,13 +112,39 @@ fn encode_pass(
     recording: &Recording<'_>,
     trip: &mut Trip,
 ) -> u32 {
+    // An application's profiler (feature `profiler`): a scope per dispatch
+    // inside the pass where the device has timestamps inside passes, else
+    // one for the pass (through its timestamp writes, unless vyre's own
+    // timer has them).
+    #[cfg(feature = "profiler")]
+    let inside = gpu
+        .device()
+        .features()
+        .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
+    #[cfg(feature = "profiler")]
+    let pass_scope = recording
+        .scopes
+        .filter(|_| !inside && recording.timer.is_none())
+        .map(|s| {
+            let query = s.profiler.begin_pass_query(recording.label, encoder);
+            (s, query.with_parent(s.parent))
+        });
+    #[cfg(feature = "profiler")]
+    let scope_writes = pass_scope
+        .as_ref()
+        .and_then(|(_, q)| q.compute_pass_timestamp_writes());
+    #[cfg(not(feature = "profiler"))]
+    let scope_writes = None;
     let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
         label: Some(recording.label),
-        timestamp_writes: recording.timer.map(|t| wgpu::ComputePassTimestampWrites {
-            query_set: &t.queries,
-            beginning_of_pass_write_index: Some(0),
-            end_of_pass_write_index: Some(1),
-        }),
+        timestamp_writes: recording
+            .timer
+            .map(|t| wgpu::ComputePassTimestampWrites {
+                query_set: &t.queries,
+                beginning_of_pass_write_index: Some(0),
+                end_of_pass_write_index: Some(1),
+            })
+            .or(scope_writes),
     });
     // Pipeline state persists across dispatches in a pass: set it only
     // when it changes (a chain of one kernel sets it once).
@@ -129,6 +166,11 @@ fn encode_pass(
         if let Some(t) = per_dispatch {
             pass.write_timestamp(&t.queries, 2 + node as u32);
         }
+        #[cfg(feature = "profiler")]
+        let query = recording.scopes.filter(|_| inside).map(|s| {
+            let name = program.tracks.dispatches.get(node).map_or("?", |d| &d.name);
+            (s, s.begin(&mut pass, name))
+        });
         // Counts reset, loop gates, indirect arguments (`run/control.rs`).
         let indirect = super::control::encode_before(&mut pass, program, plan, node);
         if program.steps.has_steps_before(node) {
@@ -152,10 +194,19 @@ fn encode_pass(
             Some((args, offset)) => pass.dispatch_workgroups_indirect(args, offset),
             None => pass.dispatch_workgroups(grid[0], grid[1], grid[2]),
         }
+        #[cfg(feature = "profiler")]
+        if let Some((s, query)) = query {
+            s.end(&mut pass, query);
+        }
         dispatches += 1;
     });
     if let Some(t) = per_dispatch {
         pass.write_timestamp(&t.queries, 2 + recording.grids.len() as u32);
+    }
+    drop(pass);
+    #[cfg(feature = "profiler")]
+    if let Some((s, query)) = pass_scope {
+        s.profiler.end_query(encoder, query);
     }
     dispatches
 }

@@ -28,8 +28,11 @@ pub(crate) mod batch;
 pub(crate) mod control;
 pub(crate) mod counted;
 pub(crate) mod encode;
+#[cfg(feature = "profiler")]
+pub(crate) mod profiler;
 pub(crate) mod readback;
 pub(crate) mod recorded;
 pub(crate) mod report;
 pub(crate) mod started;
 pub(crate) mod status;
+pub(crate) mod trace;

@@ -55,6 +55,14 @@ pub struct RunReport {
     /// with the outputs; empty for a run recorded and finished without
     /// waiting).
     pub loops: Vec<LoopReport>,
+    /// How a trace shows the graph's dispatches (see
+    /// [`RunReport::write_trace`]).
+    pub(crate) tracks: std::sync::Arc<crate::plan::tracks::Tracks>,
+    /// When the run began (its check), for traces of many runs.
+    pub(crate) started: Option<std::time::Instant>,
+    /// Whether the run asked for GPU times
+    /// ([`DispatchConfig::profile`](crate::DispatchConfig::profile)).
+    pub(crate) profiled: bool,
 }
 
 /// Host nanoseconds of each phase of a run, in order: what to compare with

@@ -11,7 +11,7 @@ use std::time::Instant;
 use smallvec::SmallVec;
 
 use super::counted::{read_by_count, read_counted};
-use super::encode::{Recording, encode};
+use super::encode::{Recording, Scopes, encode};
 use super::readback::{Reading, Scatter, StatusBytes, check_stamp, gpu_ns, targets};
 use super::report::{RunPhases, RunReport, elapsed_ns};
 use super::status::{check_status, held_loop};
@@ -64,6 +64,7 @@ impl<'g> Started<'g> {
         times: &'g Mutex<Vec<u64>>,
         checkout: Checkout<'g>,
         (check_ns, plan_ns): (u64, u64),
+        started: Instant,
     ) -> Self {
         let report = RunReport {
             n: checkout.n,
@@ -76,6 +77,9 @@ impl<'g> Started<'g> {
             gpu_ns: None,
             dispatch_gpu_ns: Vec::new(),
             loops: Vec::new(),
+            tracks: program.tracks.clone(),
+            started: Some(started),
+            profiled: false,
             phases: RunPhases {
                 check_ns,
                 plan_ns,
@@ -120,6 +124,7 @@ impl<'g> Started<'g> {
             (stacked, staging.then_some(&options)),
         );
         plan.timer(self.gpu, config.profile);
+        self.report.profiled = config.profile;
         plan.stamp(self.gpu, None);
         self.report.phases.bind_ns = elapsed_ns(start);
         copies
@@ -134,7 +139,7 @@ impl<'g> Started<'g> {
         io: (&[Feed<'_>], &[Sink<'_>]),
         copies: &[(usize, &GpuBufferHandle)],
         override_grids: Option<&[[u32; 3]]>,
-        config: &DispatchConfig,
+        (config, scopes): (&DispatchConfig, Scopes<'_>),
     ) {
         let (program, plan) = (self.program, &self.checkout.plan);
         let start = Instant::now();
@@ -151,6 +156,7 @@ impl<'g> Started<'g> {
             by_count: &self.by_count,
             timer: plan.timer.as_ref().filter(|_| config.profile),
             continuation: false,
+            scopes,
         };
         // Loops recorded in part only where the run can continue them: it
         // submits itself, on the plan's grids, without per-dispatch stamps.
@@ -187,6 +193,7 @@ impl<'g> Started<'g> {
 
     /// Step 5: finish the encoder and submit it, once.
     pub(crate) fn submit(&mut self, encoder: wgpu::CommandEncoder) -> wgpu::SubmissionIndex {
+        let _span = enter!("submit");
         let start = Instant::now();
         let command = encoder.finish();
         self.report.submissions = 1 + self.checkout.plan.staged_submissions();
@@ -305,6 +312,7 @@ impl<'g> Started<'g> {
             by_count: &self.by_count,
             timer: None,
             continuation: true,
+            scopes: Scopes::default(),
         };
         let (_, dispatches) = encode(&mut encoder, gpu, program, plan, &recording, &mut self.trip);
         self.report.dispatches += dispatches;
