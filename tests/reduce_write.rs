@@ -167,7 +167,11 @@ fn a_scan_consumer_fuses_into_the_store_with_identical_bits() {
     let u = scan_then_map::Unfused::new(&gpu).unwrap();
     let text = f.describe().to_string();
     assert!(text.contains("p__scan__writes_scale"), "{text}");
-    assert!(f.to_dot().contains("p__scan__writes_scale"), "{}", f.to_dot());
+    assert!(
+        f.to_dot().contains("p__scan__writes_scale"),
+        "{}",
+        f.to_dot()
+    );
     assert!(!u.describe().to_string().contains("__writes_"));
     for n in SIZES {
         let x = floats(1, n);
