@@ -258,7 +258,9 @@ fn front_end(tokens: TokenStream) -> TokenStream {
     let caps = model::features::capabilities(&graph.features);
 
     let mut graph = graph;
-    let mut checked = check::check_kernels(&graph.kernels, caps, &mut diag);
+    let modules =
+        check::imports::load_modules(&graph.modules, &graph.flags, &graph.features, &mut diag);
+    let mut checked = check::check_kernels_with(&graph.kernels, &modules, caps, &mut diag);
     let before_lowering = diag.len();
     let readers = check::reduce::lower_reductions(&mut graph, &mut checked, caps, &mut diag);
     // A reduction that failed to lower leaves the graph without its nodes:
