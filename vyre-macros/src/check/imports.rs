@@ -162,7 +162,12 @@ fn module_path_of(file: &Path, base: &Path) -> Option<Vec<String>> {
 
 /// The source map of each unit: the kernel's own, a graph module's, or a
 /// file's (whose errors go on the kernel's `import` of it).
-fn origins(loaded: &LoadedKernel, units: &[UnitInfo], modules: &Modules, base: &Path) -> Vec<Origin> {
+fn origins(
+    loaded: &LoadedKernel,
+    units: &[UnitInfo],
+    modules: &Modules,
+    base: &Path,
+) -> Vec<Origin> {
     units
         .iter()
         .map(|u| match &u.unit {
@@ -195,7 +200,12 @@ fn import_span(loaded: &LoadedKernel, unit: &UnitInfo) -> Span {
 
 /// `note: ...` naming how the kernel reaches `unit`.
 pub fn chain_note(kernel: &Ident, unit: &UnitInfo) -> String {
-    let mut hops: Vec<String> = unit.chain.iter().skip(1).map(|p| format!("`{p}`")).collect();
+    let mut hops: Vec<String> = unit
+        .chain
+        .iter()
+        .skip(1)
+        .map(|p| format!("`{p}`"))
+        .collect();
     hops.push(format!("`{}`", unit.path));
     format!(
         "note: kernel `{kernel}` imports {}",

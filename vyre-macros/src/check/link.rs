@@ -26,8 +26,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use wesl::syntax::{GlobalDeclaration, ImportContent, ModulePath, PathOrigin, TranslationUnit};
 pub use crate::model::link::{Linked, Unit, UnitInfo};
+use wesl::syntax::{GlobalDeclaration, ImportContent, ModulePath, PathOrigin, TranslationUnit};
 use wesl::{CompileOptions, EscapeMangler, Feature, Features, Mangler, ResolveError, Resolver};
 
 /// Stack for the WESL parser and linker.
@@ -365,7 +365,9 @@ fn link_error(e: wesl::Error, units: Vec<UnitInfo>) -> LinkError {
                 .to_owned();
             at = importer_site(&diag, &units, &last);
             if why.is_empty() {
-                format!("cannot find the module imported here: no graph module of that name and no file `{path}` (nor `.wgsl`)")
+                format!(
+                    "cannot find the module imported here: no graph module of that name and no file `{path}` (nor `.wgsl`)"
+                )
             } else {
                 format!("cannot find module `{path}`: {why}")
             }
@@ -506,8 +508,7 @@ fn align_all(
     let Ok(linked) = text.parse::<TranslationUnit>() else {
         return Vec::new();
     };
-    let parsed: Vec<Option<TranslationUnit>> =
-        units.iter().map(|u| u.text.parse().ok()).collect();
+    let parsed: Vec<Option<TranslationUnit>> = units.iter().map(|u| u.text.parse().ok()).collect();
     let root_names: Vec<String> = parsed
         .first()
         .and_then(Option::as_ref)
@@ -576,10 +577,24 @@ fn align(
     let shift = |v: Vec<Range<usize>>, by: usize| -> Vec<Range<usize>> {
         v.into_iter().map(|r| r.start + by..r.end + by).collect()
     };
-    let a = shift(tokenize(text.get(here.clone()).unwrap_or_default()), here.start);
-    let b = shift(tokenize(orig.get(there.clone()).unwrap_or_default()), there.start);
-    let ta = |i: usize| a.get(i).and_then(|r| text.get(r.clone())).unwrap_or_default();
-    let tb = |j: usize| b.get(j).and_then(|r| orig.get(r.clone())).unwrap_or_default();
+    let a = shift(
+        tokenize(text.get(here.clone()).unwrap_or_default()),
+        here.start,
+    );
+    let b = shift(
+        tokenize(orig.get(there.clone()).unwrap_or_default()),
+        there.start,
+    );
+    let ta = |i: usize| {
+        a.get(i)
+            .and_then(|r| text.get(r.clone()))
+            .unwrap_or_default()
+    };
+    let tb = |j: usize| {
+        b.get(j)
+            .and_then(|r| orig.get(r.clone()))
+            .unwrap_or_default()
+    };
     let (mut i, mut j) = (0, 0);
     while i < a.len() {
         // `a::b::item` in the original is one (mangled) name in the output.
@@ -646,8 +661,15 @@ pub fn tokenize(text: &str) -> Vec<Range<usize>> {
                 let sign = number
                     && matches!(d, b'+' | b'-')
                     && matches!(at(i - 1), b'e' | b'E' | b'p' | b'P')
-                    && !text.get(start..i).is_some_and(|s| s.starts_with("0x") && !s.contains(['p', 'P']));
-                if d.is_ascii_alphanumeric() || d == b'_' || d >= 0x80 || (number && d == b'.') || sign {
+                    && !text
+                        .get(start..i)
+                        .is_some_and(|s| s.starts_with("0x") && !s.contains(['p', 'P']));
+                if d.is_ascii_alphanumeric()
+                    || d == b'_'
+                    || d >= 0x80
+                    || (number && d == b'.')
+                    || sign
+                {
                     i += 1;
                 } else {
                     break;
@@ -656,7 +678,10 @@ pub fn tokenize(text: &str) -> Vec<Range<usize>> {
             out.push(start..i);
         } else {
             // One character (multi-byte ones whole).
-            let len = text.get(i..).and_then(|s| s.chars().next()).map_or(1, char::len_utf8);
+            let len = text
+                .get(i..)
+                .and_then(|s| s.chars().next())
+                .map_or(1, char::len_utf8);
             out.push(i..i + len);
             i += len;
         }

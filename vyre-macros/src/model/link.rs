@@ -56,4 +56,3 @@ impl Linked {
         Some((first.1, first.2.start..end))
     }
 }
-

@@ -32,8 +32,9 @@ pub use analysis::{
 };
 pub use input::{
     AppendDecl, BinOp, BindArg, BufferClass, BufferDecl, BufferRef, DeviceSize, Extent, ExtentExpr,
-    GraphInput, Header, KernelDecl, KernelSource, ModuleDecl, NodeDecl, NodeItem, OverrideArg, ReduceDecl,
-    ReduceKind, ReduceOp, RepeatDecl, SizeDecl, TextureDecl, UntilDecl, Value, ValueExpr, Written,
+    GraphInput, Header, KernelDecl, KernelSource, ModuleDecl, NodeDecl, NodeItem, OverrideArg,
+    ReduceDecl, ReduceKind, ReduceOp, RepeatDecl, SizeDecl, TextureDecl, UntilDecl, Value,
+    ValueExpr, Written,
 };
 pub use kernel::{
     BindingKind, KernelInterface, OverrideDecl, OverrideTy, ReflectedBinding, Site,
