@@ -103,6 +103,10 @@ pub fn link_kernel(
             })
             .collect(),
         base: base.clone(),
+        beside: loaded
+            .source_span()
+            .local_file()
+            .and_then(|f| f.parent().map(Path::to_path_buf)),
         flags: modules.flags.clone(),
     };
     let Some(result) = link::link(input) else {

@@ -41,8 +41,12 @@ pub struct LinkInput {
     pub root_path: Vec<String>,
     /// Modules declared in the graph: name and WGSL.
     pub modules: Vec<(String, String)>,
-    /// Where `package::a::b` files are looked up (the manifest directory).
+    /// Where `package::a::b` files are looked up: the manifest directory,
+    /// then (when not found there) the directory of the source file that
+    /// invokes `graph!`, as for `file` kernels.
     pub base: PathBuf,
+    /// The directory of the source file that invokes `graph!`, if known.
+    pub beside: Option<PathBuf>,
     /// Conditional translation flags and whether each is on.
     pub flags: Vec<(String, bool)>,
 }
@@ -110,11 +114,22 @@ impl Sources<'_> {
             let text = self.input.modules.get(i).map(|m| m.1.clone());
             return Ok((Unit::Graph(i), text.unwrap_or_default()));
         }
-        let file = module_file(&self.input.base, &path.components).ok_or_else(|| {
-            let mut wanted = self.input.base.clone();
-            wanted.extend(&path.components);
-            ResolveError::FileNotFound(wanted.with_extension("wesl"), "no such module".into())
-        })?;
+        let file = module_file(&self.input.base, &path.components)
+            .or_else(|| {
+                let beside = self.input.beside.as_ref()?;
+                module_file(beside, &path.components)
+            })
+            .ok_or_else(|| {
+                let file = path.components.join("/");
+                let graph = match path.components.as_slice() {
+                    [one] => format!("it is not a module of the graph (`module {one} = ...;`) and "),
+                    _ => String::new(),
+                };
+                ResolveError::ModuleNotFound(
+                    path.clone(),
+                    format!("{graph}there is no file `{file}.wesl` or `{file}.wgsl` in the crate's manifest directory or beside the source file that invokes graph!"),
+                )
+            })?;
         let text = std::fs::read_to_string(&file)
             .map_err(|e| ResolveError::FileNotFound(file.clone(), e.to_string()))?;
         Ok((Unit::File(file), text))
@@ -164,19 +179,27 @@ fn link_here(input: &LinkInput) -> Result<Linked, LinkError> {
     let read = sources.read.into_inner();
     let units = units_of(&read);
     if let Some(cycle) = find_cycle(&units) {
+        let at = cycle.first().and_then(|from| {
+            let unit = units
+                .iter()
+                .position(|u| format!("`{}`", u.path) == *from)?;
+            let to = cycle.get(1)?.trim_matches('`');
+            let word = to.rsplit("::").next()?;
+            Some((unit, import_statement(&units.get(unit)?.text, word)?))
+        });
         return Err(LinkError {
             message: format!(
                 "import cycle: {}; a module cannot import (directly or through others) a module that imports it",
                 cycle.join(" imports ")
             ),
-            at: None,
+            at,
             wanted: None,
             units,
         });
     }
     let linked = match result {
         Ok(linked) => linked,
-        Err(e) => return Err(link_error(e, units)),
+        Err(e) => return Err(link_error(e, units, &input.modules)),
     };
     let mut text = linked.syntax.to_string();
     let names = unmangle_structs(&mut text, &linked.syntax, &units);
@@ -327,7 +350,7 @@ fn find_cycle(units: &[UnitInfo]) -> Option<Vec<String>> {
 }
 
 /// The error of a failed link, placed in the module at fault when known.
-fn link_error(e: wesl::Error, units: Vec<UnitInfo>) -> LinkError {
+fn link_error(e: wesl::Error, units: Vec<UnitInfo>, modules: &[(String, String)]) -> LinkError {
     let diag = wesl::Diagnostic::from(e);
     let unit_of = |path: &ModulePath| units.iter().position(|u| u.path == path.to_string());
     let mut at = None;
@@ -364,6 +387,12 @@ fn link_error(e: wesl::Error, units: Vec<UnitInfo>) -> LinkError {
                 .unwrap_or_default()
                 .to_owned();
             at = importer_site(&diag, &units, &last);
+            if let Ok(p) = path.parse::<ModulePath>()
+                && let [one] = p.components.as_slice()
+            {
+                let names = modules.iter().map(|(n, _)| n.clone());
+                wanted = Some((one.clone(), names.collect()));
+            }
             if why.is_empty() {
                 format!(
                     "cannot find the module imported here: no graph module of that name and no file `{path}` (nor `.wgsl`)"
@@ -394,14 +423,15 @@ fn importer_site(
     units: &[UnitInfo],
     word: &str,
 ) -> Option<(usize, Range<usize>)> {
-    let unit = diag
+    let named = diag
         .detail
         .module_path
         .as_ref()
-        .and_then(|p| units.iter().position(|u| u.path == p.to_string()))
-        .unwrap_or(0);
-    let text = &units.get(unit)?.text;
-    Some((unit, import_statement(text, word)?))
+        .and_then(|p| units.iter().position(|u| u.path == p.to_string()));
+    named
+        .into_iter()
+        .chain(0..units.len())
+        .find_map(|unit| Some((unit, import_statement(&units.get(unit)?.text, word)?)))
 }
 
 /// The bytes of `text` from the `import` keyword of the first import
@@ -702,6 +732,7 @@ mod tests {
                 .map(|(n, t)| (n.to_string(), t.to_string()))
                 .collect(),
             base: PathBuf::from("/nonexistent"),
+            beside: None,
             flags: vec![("fast".into(), true)],
         }
     }
