@@ -122,6 +122,14 @@ pub fn link_kernel(
         Ok(linked) => &linked.units,
         Err(e) => &e.units,
     };
+    if let Err(e) = &result {
+        tracked.extend(
+            e.mentioned
+                .iter()
+                .filter(|p| p.is_absolute())
+                .filter_map(|p| p.to_str().map(str::to_owned)),
+        );
+    }
     for u in units {
         if let Unit::File(path) = &u.unit
             && path.is_absolute()

@@ -62,6 +62,9 @@ pub struct LinkError {
     pub wanted: Option<(String, Vec<String>)>,
     /// Every module read before the error.
     pub units: Vec<UnitInfo>,
+    /// Files the modules read name in their `import` statements (tracked
+    /// for rebuilds, so fixing one rebuilds the crate).
+    pub mentioned: Vec<PathBuf>,
 }
 
 /// Whether `source` uses WESL: an `import` statement or an `@if`, `@elif`
@@ -178,6 +181,14 @@ fn link_here(input: &LinkInput) -> Result<Linked, LinkError> {
     let result = wesl::compile(&root, &sources, &EscapeMangler, &options);
     let read = sources.read.into_inner();
     let units = units_of(&read);
+    let mentioned = || {
+        let mut files: Vec<PathBuf> = units
+            .iter()
+            .flat_map(|u| mentioned_files(&u.text, input))
+            .collect();
+        files.dedup();
+        files
+    };
     if let Some(cycle) = find_cycle(&units) {
         let at = cycle.first().and_then(|from| {
             let unit = units
@@ -194,12 +205,18 @@ fn link_here(input: &LinkInput) -> Result<Linked, LinkError> {
             ),
             at,
             wanted: None,
+            mentioned: mentioned(),
             units,
         });
     }
     let linked = match result {
         Ok(linked) => linked,
-        Err(e) => return Err(link_error(e, units, &input.modules)),
+        Err(e) => {
+            let mentioned = mentioned();
+            let mut e = link_error(e, units, &input.modules);
+            e.mentioned = mentioned;
+            return Err(e);
+        }
     };
     let mut text = linked.syntax.to_string();
     let names = unmangle_structs(&mut text, &linked.syntax, &units);
@@ -405,7 +422,15 @@ fn link_error(e: wesl::Error, units: Vec<UnitInfo>, modules: &[(String, String)]
             if let (Some(path), Some(span)) = (&diag.detail.module_path, &diag.detail.span) {
                 at = unit_of(path).map(|i| (i, span.start..span.end));
             }
-            format!("WESL: {other}")
+            match other {
+                wesl::Error::ParseError(p) => {
+                    let what = p.error.to_string();
+                    // The parser's list of every token it expected is noise.
+                    let what = what.split(", expected `").next().unwrap_or_default();
+                    format!("syntax error: {what}")
+                }
+                other => other.to_string(),
+            }
         }
     };
     LinkError {
@@ -413,7 +438,32 @@ fn link_error(e: wesl::Error, units: Vec<UnitInfo>, modules: &[(String, String)]
         at,
         wanted,
         units,
+        mentioned: Vec::new(),
     }
+}
+
+/// The files that the `import` statements of `text` name (every prefix of
+/// each path that is a file), read or not.
+fn mentioned_files(text: &str, input: &LinkInput) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut path: Option<Vec<String>> = None;
+    for t in tokenize(text) {
+        let word = text.get(t).unwrap_or_default();
+        match (&mut path, word) {
+            (_, "import") => path = Some(Vec::new()),
+            (Some(_), ";" | "{" | "}" | ",") => path = None,
+            (Some(p), w) if w != ":" && w != "package" => {
+                p.push(w.to_owned());
+                let found = module_file(&input.base, p).or_else(|| {
+                    let beside = input.beside.as_ref()?;
+                    module_file(beside, p)
+                });
+                out.extend(found);
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The `import` statement naming `word` in the module that the diagnostic
