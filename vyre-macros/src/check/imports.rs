@@ -157,7 +157,7 @@ pub fn link_kernel(
             }))
         }
         Err(_) if failed_module => Ok(None),
-        Err(e) => Err(link_error(&loaded, e, origins)),
+        Err(e) => Err(link_error(&loaded, *e, origins)),
     }
 }
 

@@ -83,7 +83,7 @@ pub fn needs_link(source: &str) -> bool {
 }
 
 /// Links `input` on the `vyre-link` thread. `None` when the linker panicked.
-pub fn link(input: LinkInput) -> Option<Result<Linked, LinkError>> {
+pub fn link(input: LinkInput) -> Option<Result<Linked, Box<LinkError>>> {
     std::thread::Builder::new()
         .name("vyre-link".into())
         .stack_size(LINK_STACK)
@@ -160,7 +160,7 @@ impl Resolver for Sources<'_> {
     }
 }
 
-fn link_here(input: &LinkInput) -> Result<Linked, LinkError> {
+fn link_here(input: &LinkInput) -> Result<Linked, Box<LinkError>> {
     let root = ModulePath::new(PathOrigin::Absolute, input.root_path.clone());
     let sources = Sources {
         input,
@@ -198,7 +198,7 @@ fn link_here(input: &LinkInput) -> Result<Linked, LinkError> {
             let word = to.rsplit("::").next()?;
             Some((unit, import_statement(&units.get(unit)?.text, word)?))
         });
-        return Err(LinkError {
+        return Err(Box::new(LinkError {
             message: format!(
                 "import cycle: {}; a module cannot import (directly or through others) a module that imports it",
                 cycle.join(" imports ")
@@ -207,7 +207,7 @@ fn link_here(input: &LinkInput) -> Result<Linked, LinkError> {
             wanted: None,
             mentioned: mentioned(),
             units,
-        });
+        }));
     }
     let linked = match result {
         Ok(linked) => linked,
@@ -215,7 +215,7 @@ fn link_here(input: &LinkInput) -> Result<Linked, LinkError> {
             let mentioned = mentioned();
             let mut e = link_error(e, units, &input.modules);
             e.mentioned = mentioned;
-            return Err(e);
+            return Err(Box::new(e));
         }
     };
     let mut text = linked.syntax.to_string();

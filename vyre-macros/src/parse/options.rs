@@ -98,7 +98,7 @@ pub fn parse_flags(input: ParseStream, flags: &mut Vec<Ident>) -> syn::Result<()
     let names = syn::punctuated::Punctuated::<Ident, syn::Token![,]>::parse_terminated(&list)?;
     expect_semi(input, "after `flags [...]`")?;
     for name in names {
-        if flags.iter().any(|f| *f == name) {
+        if flags.contains(&name) {
             return Err(syn::Error::new(
                 name.span(),
                 format!("flag `{name}` is given twice"),
