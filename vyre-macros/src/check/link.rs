@@ -167,7 +167,11 @@ fn link_here(input: &LinkInput) -> Result<Linked, Box<LinkError>> {
         root: root.clone(),
         read: RefCell::new(Vec::new()),
     };
+    // The kernel's own declarations are all kept (as in a kernel that
+    // does not import: unused bindings and overrides stay visible); of the
+    // modules, only what the kernel reaches.
     let options = CompileOptions {
+        keep_root: true,
         features: Features {
             default: Feature::Disable,
             flags: input
