@@ -18,14 +18,17 @@ fn build(example: &str) -> String {
         .output()
         .expect("run cargo");
     let messages = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "cargo build --example {example}:\n{messages}");
+    assert!(
+        out.status.success(),
+        "cargo build --example {example}:\n{messages}"
+    );
     messages
 }
 
 #[test]
 fn touching_an_imported_file_recompiles_the_crate_that_imports_it() {
-    let imported = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("examples/kernels/radix_sort/digits.wesl");
+    let imported =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/kernels/radix_sort/digits.wesl");
     let recompiled = |m: &str| m.contains("Compiling vyre-workspace");
     build("radix_sort");
     build("quickstart");

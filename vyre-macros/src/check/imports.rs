@@ -85,11 +85,34 @@ pub fn link_kernel(
         return Ok(Some(loaded));
     }
     let base = manifest_dir();
-    let root_path = match &loaded.origin {
-        Origin::File { resolved, .. } => module_path_of(resolved, &base),
-        _ => None,
-    }
-    .unwrap_or_else(|| vec![loaded.name.to_string()]);
+    // A file kernel's path is its file's, relative to the manifest
+    // directory; outside it, its file name, beside which its `super::`
+    // and `package::` imports are then looked up.
+    let (root_path, beside) = match &loaded.origin {
+        Origin::File { resolved, .. } => match module_path_of(resolved, &base) {
+            Some(path) => (path, None),
+            None => (
+                resolved
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .map(|s| vec![s.to_owned()])
+                    .unwrap_or_default(),
+                resolved.parent().map(Path::to_path_buf),
+            ),
+        },
+        _ => (Vec::new(), None),
+    };
+    let root_path = if root_path.is_empty() {
+        vec![loaded.name.to_string()]
+    } else {
+        root_path
+    };
+    let beside = beside.or_else(|| {
+        loaded
+            .source_span()
+            .local_file()
+            .and_then(|f| f.parent().map(Path::to_path_buf))
+    });
     let input = LinkInput {
         root: loaded.source.clone(),
         root_path,
@@ -103,10 +126,7 @@ pub fn link_kernel(
             })
             .collect(),
         base: base.clone(),
-        beside: loaded
-            .source_span()
-            .local_file()
-            .and_then(|f| f.parent().map(Path::to_path_buf)),
+        beside,
         flags: modules.flags.clone(),
     };
     let Some(result) = link::link(input) else {
