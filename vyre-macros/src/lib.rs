@@ -124,6 +124,10 @@ use quote::quote;
 ///     limits native;                     // optional: skip the WebGPU default limit checks
 ///     fuse off;                          // optional: never fuse nodes (fusion is on by default)
 ///     features [shader_int64];           // optional: device features the kernels need
+///     flags [fast];                      // optional: WESL `@if(fast)` flags that are on
+///
+///     module rng = wgsl { fn hash(x: u32) -> u32 { ... } };  // a WESL module (any kernel form)
+///     kernel mix = wgsl { import package::rng::hash; ... };  // kernels may import (docs/modules.md)
 ///
 ///     kernel scale = "@group(0) @binding(0) var<storage, read> src: array<f32>; ...";  // WGSL string literal
 ///     kernel add = file "kernels/add.wgsl";                  // relative to CARGO_MANIFEST_DIR, else to this file
@@ -154,6 +158,13 @@ use quote::quote;
 ///   by `entry "name"`. A node must bind exactly the buffer bindings the
 ///   entry point uses; globals the entry point does not touch are not part
 ///   of its interface.
+/// * **Modules.** Any kernel may `import` items (WESL) from a `module`
+///   declared in the graph (`package::NAME`) or from a `.wesl`/`.wgsl`
+///   file under `CARGO_MANIFEST_DIR` (`package::dir::file`); `@if(flag)`
+///   keeps code when `flag` is in `flags [..]` or is a declared feature.
+///   The `wesl` crate links such a kernel (imported items mangled, the
+///   kernel's own names kept) before naga sees it; a kernel without
+///   imports or `@if` is used exactly as written.
 /// * **Buffers.** `input`, `inout`, `intermediate`, `output` take a length in
 ///   elements; `uniform` holds one value. The element type comes from the
 ///   kernels that bind the buffer (all must agree): `array<T>` (and
@@ -258,7 +269,9 @@ fn front_end(tokens: TokenStream) -> TokenStream {
     let caps = model::features::capabilities(&graph.features);
 
     let mut graph = graph;
-    let mut checked = check::check_kernels(&graph.kernels, caps, &mut diag);
+    let modules =
+        check::imports::load_modules(&graph.modules, &graph.flags, &graph.features, &mut diag);
+    let mut checked = check::check_kernels_with(&graph.kernels, &modules, caps, &mut diag);
     let before_lowering = diag.len();
     let readers = check::reduce::lower_reductions(&mut graph, &mut checked, caps, &mut diag);
     // A reduction that failed to lower leaves the graph without its nodes:

@@ -5,15 +5,12 @@
 // exclusive scan of it gives, for every (digit, block), where that block's
 // keys with that digit start in the sorted output.
 
+import super::digits::{WG, ITEMS, BLOCK, RADIX, block_index, block_count, digit_of};
+
 @group(0) @binding(0) var<storage, read> keys: array<u32>;
 @group(0) @binding(1) var<storage, read_write> counts: array<u32>;
 
 override SHIFT: u32 = 0u;
-
-const WG: u32 = 256u;
-const ITEMS: u32 = 4u;
-const BLOCK: u32 = 1024u;
-const RADIX: u32 = 16u;
 
 var<workgroup> bins: array<atomic<u32>, RADIX>;
 
@@ -23,9 +20,9 @@ fn main(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) nwg: vec3<u32>,
 ) {
-    let block = wid.x + (wid.y + wid.z * nwg.y) * nwg.x;
+    let block = block_index(wid, nwg);
     let n = arrayLength(&keys);
-    let blocks = (n + BLOCK - 1u) / BLOCK;
+    let blocks = block_count(n);
     if t < RADIX {
         atomicStore(&bins[t], 0u);
     }
@@ -33,7 +30,7 @@ fn main(
     for (var k = 0u; k < ITEMS; k++) {
         let j = block * BLOCK + k * WG + t;
         if j < n {
-            atomicAdd(&bins[(keys[j] >> SHIFT) & (RADIX - 1u)], 1u);
+            atomicAdd(&bins[digit_of(keys[j], SHIFT)], 1u);
         }
     }
     workgroupBarrier();

@@ -9,6 +9,8 @@
 // place among the keys with its digit comes from a workgroup-wide scan of
 // per-thread digit counts.
 
+import super::digits::{WG, ITEMS, BLOCK, RADIX, block_index, block_count, digit_of};
+
 @group(0) @binding(0) var<storage, read> src: array<u32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(2) var<storage, read> offsets: array<u32>;
@@ -17,11 +19,6 @@
 @group(0) @binding(5) var<storage, read_write> dst_values: array<u32>;
 
 override SHIFT: u32 = 0u;
-
-const WG: u32 = 256u;
-const ITEMS: u32 = 4u;
-const BLOCK: u32 = 1024u;
-const RADIX: u32 = 16u;
 // Per-thread digit counts are packed two digits to a u32 (16 bits each: a
 // block holds at most 1,024 keys, so no half overflows): 8 words a thread.
 const WORDS: u32 = 8u;
@@ -46,9 +43,9 @@ struct Placement {
 }
 
 fn place(t: u32, wid: vec3<u32>, nwg: vec3<u32>) -> Placement {
-    let block = wid.x + (wid.y + wid.z * nwg.y) * nwg.x;
+    let block = block_index(wid, nwg);
     let n = arrayLength(&src);
-    let blocks = (n + BLOCK - 1u) / BLOCK;
+    let blocks = block_count(n);
     // Thread t owns the 4 consecutive keys at 4t..4t+3 of the block, so that
     // thread order is key order and the ranks below are stable.
     let first = block * BLOCK + t * ITEMS;
@@ -59,7 +56,7 @@ fn place(t: u32, wid: vec3<u32>, nwg: vec3<u32>) -> Placement {
     for (var k = 0u; k < ITEMS; k++) {
         if first + k < n {
             key[k] = src[first + k];
-            digit[k] = (key[k] >> SHIFT) & (RADIX - 1u);
+            digit[k] = digit_of(key[k], SHIFT);
         }
     }
     // Rank of each key among this thread's earlier keys with its digit.

@@ -35,6 +35,8 @@ pub fn analyse(
         items,
         features,
         reductions: _,
+        modules: _,
+        flags: _,
     } = input;
     let native = limits_native.is_some();
     let texture_features = Declared::new(&features);

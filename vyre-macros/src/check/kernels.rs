@@ -3,12 +3,13 @@
 
 use naga::valid::Capabilities;
 
+use super::imports::{Modules, link_kernel};
 use super::load::load_all;
 use super::partial::PartialTypes;
 use super::reflect::reflect;
 use super::validate::validate_or_partial;
 use crate::diag::Diagnostics;
-use crate::model::{KernelDecl, KernelInterface};
+use crate::model::{KernelDecl, KernelInterface, LoadedKernel};
 
 /// What stage 2 found out about a graph's kernels, one entry per declared
 /// kernel.
@@ -31,12 +32,36 @@ pub fn check_kernels(
     caps: Capabilities,
     diag: &mut Diagnostics,
 ) -> Checked {
+    check_kernels_with(kernels, &Modules::none(), caps, diag)
+}
+
+/// [`check_kernels`] for kernels that may import from `modules`: each
+/// that imports (or uses `@if`) is linked first (`imports.rs`), and every
+/// file the links read is tracked.
+pub fn check_kernels_with(
+    kernels: &[KernelDecl],
+    modules: &Modules,
+    caps: Capabilities,
+    diag: &mut Diagnostics,
+) -> Checked {
     let loaded = load_all(kernels, diag);
-    let tracked = loaded
+    let mut tracked: Vec<String> = loaded
         .iter()
         .flatten()
         .filter_map(|k| k.tracked_path().map(str::to_owned))
         .collect();
+    let loaded: Vec<Option<LoadedKernel>> = loaded
+        .into_iter()
+        .map(|k| match link_kernel(k?, modules, &mut tracked) {
+            Ok(k) => k,
+            Err(e) => {
+                diag.push(e);
+                None
+            }
+        })
+        .collect();
+    tracked.sort();
+    tracked.dedup();
     let mut partial = Vec::new();
     let interfaces = loaded
         .into_iter()

@@ -22,7 +22,7 @@ use crate::model::source::span_file;
 use crate::model::{KernelDecl, KernelSource, LiteralMap, LoadedKernel, Origin, TokenMap};
 
 /// `CARGO_MANIFEST_DIR` (the current directory outside Cargo).
-fn manifest_dir() -> PathBuf {
+pub fn manifest_dir() -> PathBuf {
     std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .or_else(|| std::env::current_dir().ok())
@@ -94,6 +94,11 @@ pub fn load_all(kernels: &[KernelDecl], diag: &mut Diagnostics) -> Vec<Option<Lo
 
 /// Loads one kernel.
 pub fn load(decl: &KernelDecl) -> syn::Result<LoadedKernel> {
+    load_as(decl, "kernel")
+}
+
+/// Loads one kernel or module (`what` names it in messages).
+pub fn load_as(decl: &KernelDecl, what: &str) -> syn::Result<LoadedKernel> {
     let (source, origin) = match &decl.source {
         KernelSource::Literal(lit) => {
             let source = lit.value();
@@ -124,12 +129,12 @@ pub fn load(decl: &KernelDecl) -> syn::Result<LoadedKernel> {
                     && Path::new(&written).is_relative()
                 {
                     format!(
-                        "cannot find `{written}`, the WGSL file of kernel `{}`: a relative path is looked up in CARGO_MANIFEST_DIR (the directory of the crate's Cargo.toml), then beside the source file that invokes graph!",
+                        "cannot find `{written}`, the WGSL file of {what} `{}`: a relative path is looked up in CARGO_MANIFEST_DIR (the directory of the crate's Cargo.toml), then beside the source file that invokes graph!",
                         decl.name
                     )
                 } else {
                     format!(
-                        "cannot read `{shown}`, the WGSL file of kernel `{}`: {e}",
+                        "cannot read `{shown}`, the WGSL file of {what} `{}`: {e}",
                         decl.name
                     )
                 };
@@ -149,7 +154,7 @@ pub fn load(decl: &KernelDecl) -> syn::Result<LoadedKernel> {
             if source.trim().is_empty() {
                 return Err(syn::Error::new(
                     group.span(),
-                    format!("kernel `{}` has no WGSL inside `wgsl {{ }}`", decl.name),
+                    format!("{what} `{}` has no WGSL inside `wgsl {{ }}`", decl.name),
                 ));
             }
             (
@@ -166,6 +171,7 @@ pub fn load(decl: &KernelDecl) -> syn::Result<LoadedKernel> {
         entry: decl.entry.clone(),
         source,
         origin,
+        link: None,
     })
 }
 

@@ -25,7 +25,9 @@
 
 pub mod bindings;
 pub mod convert;
+pub mod imports;
 pub mod kernels;
+pub mod link;
 pub mod load;
 pub mod overrides;
 pub mod partial;
@@ -37,6 +39,6 @@ pub mod textures;
 pub mod validate;
 pub mod worker;
 
-pub use kernels::{Checked, check_kernels};
+pub use kernels::{Checked, check_kernels, check_kernels_with};
 pub use overrides::{EvaluateOverrides, check_override_value};
 pub use validate::revalidate;

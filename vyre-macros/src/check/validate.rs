@@ -93,6 +93,61 @@ pub fn revalidate(source: &str, caps: Capabilities) -> Option<naga::Module> {
 /// draws one frame, at the user's real `file:line:col`. Details follow the
 /// headline as `note:`/`help:` lines of the same error.
 fn wgsl_error(loaded: &LoadedKernel, r: &Rewritten) -> syn::Error {
+    if loaded.link.is_some() {
+        return linked_error(loaded, r);
+    }
+    wgsl_error_noted(loaded, r, None)
+}
+
+/// The error of a linked kernel, placed in the module it comes from: the
+/// kernel's own text, a graph module's tokens, or an imported file (then
+/// the message names the file's `path:line:col` and shows the line, on the
+/// kernel's `import`), with the import chain as a note.
+fn linked_error(loaded: &LoadedKernel, r: &Rewritten) -> syn::Error {
+    let found = r
+        .primary
+        .as_ref()
+        .and_then(|p| loaded.unlink(p.range.clone()))
+        .and_then(|(unit, range)| Some((unit, range, loaded.unit_view(unit)?)));
+    let Some((unit, range, view)) = found else {
+        let mut plain = r.clone();
+        plain.primary = None;
+        plain.secondary.clear();
+        return syn::Error::new(
+            loaded.source_span(),
+            format!(
+                "{} in kernel `{}` (as linked with its imports): {}",
+                r.class.title(),
+                loaded.name,
+                r.message
+            ),
+        );
+    };
+    let mut moved = r.clone();
+    if let Some(p) = moved.primary.as_mut() {
+        p.range = range;
+    }
+    moved.secondary = r
+        .secondary
+        .iter()
+        .filter_map(|s| {
+            let (u, range) = loaded.unlink(s.range.clone())?;
+            (u == unit).then(|| crate::diag::naga_errors::Label {
+                range,
+                text: s.text.clone(),
+            })
+        })
+        .collect();
+    let note = loaded
+        .link
+        .as_ref()
+        .and_then(|l| l.linked.units.get(unit))
+        .filter(|_| unit != 0)
+        .map(|u| crate::check::imports::chain_note(&loaded.name, u));
+    wgsl_error_noted(&view, &moved, note)
+}
+
+fn wgsl_error_noted(loaded: &LoadedKernel, r: &Rewritten, note: Option<String>) -> syn::Error {
     let mut lines = vec![format!(
         "{} in kernel `{}`: {}",
         r.class.title(),
@@ -113,6 +168,7 @@ fn wgsl_error(loaded: &LoadedKernel, r: &Rewritten) -> syn::Error {
     if let Some(help) = &r.help {
         lines.push(format!("help: {help}"));
     }
+    lines.extend(note);
     if r.original != r.message {
         lines.push(format!("note: naga: {}", tidy(&r.original)));
     }

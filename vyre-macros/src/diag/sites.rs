@@ -39,6 +39,15 @@ pub fn error_at(
     range: std::ops::Range<usize>,
     message: String,
 ) -> syn::Error {
+    if loaded.link.is_some() {
+        return match loaded
+            .unlink(range)
+            .and_then(|(unit, r)| Some((loaded.unit_view(unit)?, r)))
+        {
+            Some((view, r)) => error_at(&view, r, message),
+            None => syn::Error::new(loaded.source_span(), message),
+        };
+    }
     match &loaded.origin {
         Origin::Tokens { map, .. } => match map.range(range) {
             Some((first, last)) => spanned(first, last, message),
@@ -50,6 +59,9 @@ pub fn error_at(
 
 /// Finds the sites of `module`'s entry point `entry` and its globals.
 pub fn kernel_sites(loaded: &LoadedKernel, module: &Module, entry: &str) -> KernelSites {
+    if loaded.link.is_some() {
+        return linked_sites(loaded, module, entry);
+    }
     let globals = module
         .global_variables
         .iter()
@@ -61,6 +73,32 @@ pub fn kernel_sites(loaded: &LoadedKernel, module: &Module, entry: &str) -> Kern
         .collect();
     KernelSites {
         workgroup_size: workgroup_attribute(&loaded.source, entry).and_then(|r| site(loaded, r)),
+        globals,
+    }
+}
+
+/// [`kernel_sites`] of a linked kernel: in its own text (a global from an
+/// imported module has no site).
+fn linked_sites(loaded: &LoadedKernel, module: &Module, entry: &str) -> KernelSites {
+    let Some(own) = loaded.unit_view(0) else {
+        return KernelSites {
+            workgroup_size: None,
+            globals: Default::default(),
+        };
+    };
+    let globals = module
+        .global_variables
+        .iter()
+        .filter(|(_, g)| g.binding.is_some())
+        .filter_map(|(h, g)| {
+            let range = module.global_variables.get_span(h).to_range()?;
+            let (unit, range) = loaded.unlink(range)?;
+            (unit == 0).then_some(())?;
+            Some((g.name.clone()?, site(&own, range)?))
+        })
+        .collect();
+    KernelSites {
+        workgroup_size: workgroup_attribute(&own.source, entry).and_then(|r| site(&own, r)),
         globals,
     }
 }

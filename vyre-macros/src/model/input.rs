@@ -27,6 +27,11 @@ pub struct GraphInput {
     pub features: Vec<&'static crate::model::features::FeatureRow>,
     /// Kernel declarations in order.
     pub kernels: Vec<KernelDecl>,
+    /// `module name = ...;`: WESL modules the kernels may import.
+    pub modules: Vec<ModuleDecl>,
+    /// `flags [a, b];`: the conditional translation flags (`@if(a)`) that
+    /// are on.
+    pub flags: Vec<Ident>,
     /// Buffer declarations in order.
     pub buffers: Vec<BufferDecl>,
     /// Nodes and `repeat` blocks in program order.
@@ -56,7 +61,17 @@ pub struct KernelDecl {
     pub entry: Option<LitStr>,
 }
 
+/// `module name = <source>;`: a WESL module kernels import as
+/// `package::name`.
+pub struct ModuleDecl {
+    /// The module's name.
+    pub name: Ident,
+    /// Where its WGSL comes from.
+    pub source: KernelSource,
+}
+
 /// The three ways to give WGSL.
+#[derive(Clone)]
 pub enum KernelSource {
     /// `"..."`: a string literal.
     Literal(LitStr),

@@ -22,6 +22,7 @@ pub mod analysis;
 pub mod features;
 pub mod input;
 pub mod kernel;
+pub mod link;
 pub mod rust_types;
 pub mod source;
 pub mod texture;
@@ -31,8 +32,9 @@ pub use analysis::{
 };
 pub use input::{
     AppendDecl, BinOp, BindArg, BufferClass, BufferDecl, BufferRef, DeviceSize, Extent, ExtentExpr,
-    GraphInput, Header, KernelDecl, KernelSource, NodeDecl, NodeItem, OverrideArg, ReduceDecl,
-    ReduceKind, ReduceOp, RepeatDecl, SizeDecl, TextureDecl, UntilDecl, Value, ValueExpr, Written,
+    GraphInput, Header, KernelDecl, KernelSource, ModuleDecl, NodeDecl, NodeItem, OverrideArg,
+    ReduceDecl, ReduceKind, ReduceOp, RepeatDecl, SizeDecl, TextureDecl, UntilDecl, Value,
+    ValueExpr, Written,
 };
 pub use kernel::{
     BindingKind, KernelInterface, OverrideDecl, OverrideTy, ReflectedBinding, Site,

@@ -18,9 +18,51 @@ pub struct LoadedKernel {
     pub source: String,
     /// Where each byte came from.
     pub origin: Origin,
+    /// When the kernel imports from other modules: `source` is the linked
+    /// WGSL, and this maps it back to the kernel's own text and the modules.
+    pub link: Option<Box<LinkView>>,
+}
+
+/// A linked kernel's map back to its own text and the modules it imports
+/// (`check/link.rs`).
+pub struct LinkView {
+    /// The kernel's own WGSL (what the user wrote).
+    pub own: String,
+    /// The linked text's map.
+    pub linked: crate::model::link::Linked,
+    /// Each module's source map (index as `linked.units`; the kernel's own
+    /// for the first).
+    pub origins: Vec<Origin>,
+}
+
+impl LoadedKernel {
+    /// The kernel's own text or an imported module's, as a kernel of its
+    /// own without a link (for messages): `unit` indexes `linked.units`.
+    pub fn unit_view(&self, unit: usize) -> Option<LoadedKernel> {
+        let view = self.link.as_ref()?;
+        let text = if unit == 0 {
+            view.own.clone()
+        } else {
+            view.linked.units.get(unit)?.text.clone()
+        };
+        Some(LoadedKernel {
+            name: self.name.clone(),
+            entry: self.entry.clone(),
+            source: text,
+            origin: view.origins.get(unit)?.clone(),
+            link: None,
+        })
+    }
+
+    /// For a linked kernel, which module (index into the link's units) and
+    /// range of its text the bytes `range` of [`Self::source`] come from.
+    pub fn unlink(&self, range: std::ops::Range<usize>) -> Option<(usize, std::ops::Range<usize>)> {
+        self.link.as_ref()?.linked.unlink(range)
+    }
 }
 
 /// The source map of a [`LoadedKernel`].
+#[derive(Clone)]
 pub enum Origin {
     /// A string literal.
     Literal {
@@ -58,6 +100,18 @@ pub struct Located {
 impl LoadedKernel {
     /// Maps a byte offset of [`Self::source`] back to the user's source.
     pub fn locate(&self, offset: usize) -> Located {
+        if self.link.is_some() {
+            return match self
+                .unlink(offset..offset + 1)
+                .and_then(|(unit, r)| Some((self.unit_view(unit)?, r)))
+            {
+                Some((view, r)) => view.locate(r.start),
+                None => Located {
+                    span: self.source_span(),
+                    place: None,
+                },
+            };
+        }
         match &self.origin {
             Origin::Literal { span, map } => {
                 let place = map.position(offset).and_then(|(line_delta, col)| {
@@ -143,6 +197,7 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 /// For each decoded character of a string literal: its byte offset in the
 /// value, and its line (relative to the literal's first line) and column (in
 /// characters; on the first line relative to the literal's first character).
+#[derive(Clone)]
 pub struct LiteralMap {
     /// `(byte offset, line delta, column)` of each decoded character.
     pub chars: Vec<(usize, usize, usize)>,
@@ -163,6 +218,7 @@ impl LiteralMap {
 }
 
 /// Byte ranges of the rebuilt WGSL text and the token each came from.
+#[derive(Clone)]
 pub struct TokenMap {
     /// `(start, end, span)` of each token, in text order.
     pub entries: Vec<(usize, usize, Span)>,

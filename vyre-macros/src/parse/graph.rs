@@ -9,7 +9,7 @@ use syn::parse::{ParseStream, Parser};
 use syn::{Attribute, Ident, Token, Visibility};
 
 use super::buffers::{parse_append_class, parse_buffer};
-use super::kernels::parse_kernel;
+use super::kernels::{parse_kernel, parse_module};
 use super::nodes::{parse_node, parse_repeat};
 use super::options;
 use super::reduce;
@@ -30,6 +30,8 @@ pub fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> GraphInput {
         fuse_off: None,
         features: Vec::new(),
         kernels: Vec::new(),
+        modules: Vec::new(),
+        flags: Vec::new(),
         buffers: Vec::new(),
         items: Vec::new(),
         reductions: Vec::new(),
@@ -112,6 +114,8 @@ fn parse_item(input: ParseStream, graph: &mut GraphInput) -> syn::Result<()> {
     };
     match keyword.to_string().as_str() {
         "kernel" => graph.kernels.push(parse_kernel(input)?),
+        "module" => graph.modules.push(parse_module(input)?),
+        "flags" => options::parse_flags(input, &mut graph.flags)?,
         "input" | "inout" | "intermediate" | "output" | "uniform" | "append" => {
             graph.buffers.push(parse_buffer_item(input, keyword)?);
         }

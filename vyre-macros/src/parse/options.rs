@@ -1,6 +1,6 @@
 //! The graph's options: `limits native;` (skip WebGPU's default limit
-//! checks), `fuse off;` (never fuse nodes) and `features [...]` (the device
-//! features the kernels need).
+//! checks), `fuse off;` (never fuse nodes), `features [...]` (the device
+//! features the kernels need) and `flags [...]` (WESL `@if` flags that are on).
 
 use proc_macro2::Span;
 use syn::Ident;
@@ -86,6 +86,25 @@ pub fn parse_features(
             ));
         }
         declared.push(feature);
+    }
+    Ok(())
+}
+
+/// `[name, ...];` after `flags`: conditional translation flags that are on
+/// (`@if(name)` in any kernel or module), each once.
+pub fn parse_flags(input: ParseStream, flags: &mut Vec<Ident>) -> syn::Result<()> {
+    let list;
+    syn::bracketed!(list in input);
+    let names = syn::punctuated::Punctuated::<Ident, syn::Token![,]>::parse_terminated(&list)?;
+    expect_semi(input, "after `flags [...]`")?;
+    for name in names {
+        if flags.contains(&name) {
+            return Err(syn::Error::new(
+                name.span(),
+                format!("flag `{name}` is given twice"),
+            ));
+        }
+        flags.push(name);
     }
     Ok(())
 }

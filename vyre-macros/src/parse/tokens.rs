@@ -20,10 +20,12 @@ const ITEM_KEYWORDS: &[&str] = &[
     "limits",
     "features",
     "fuse",
+    "module",
+    "flags",
 ];
 
 /// What may start an item, for messages.
-pub const EXPECTED_ITEM: &str = "expected `kernel`, `input`, `inout`, `intermediate`, `output`, `append`, `uniform`, `sampler`, `node`, `repeat`, `limits`, `features` or `fuse`";
+pub const EXPECTED_ITEM: &str = "expected `kernel`, `input`, `inout`, `intermediate`, `output`, `append`, `uniform`, `sampler`, `node`, `repeat`, `module`, `limits`, `features`, `flags` or `fuse`";
 
 /// Parentheses deeper than this are rejected (keeps recursion bounded).
 pub const MAX_NESTING: usize = 32;

@@ -278,7 +278,7 @@ fn syntax_errors_are_all_reported_and_recovered_from() {
     assert_eq!(errors.len(), 4, "{errors:#?}");
     assert!(errors[0].contains("expected the kernel's name"));
     assert!(errors[1].contains("unknown item `bogus`"));
-    assert!(errors[1].contains("expected `kernel`, `input`, `inout`, `intermediate`, `output`, `append`, `uniform`, `sampler`, `node`, `repeat`, `limits`, `features` or `fuse`"));
+    assert!(errors[1].contains("expected `kernel`, `input`, `inout`, `intermediate`, `output`, `append`, `uniform`, `sampler`, `node`, `repeat`, `module`, `limits`, `features`, `flags` or `fuse`"));
     assert!(errors[2].contains("expected the buffer's length"));
     assert!(errors[3].contains("holds exactly one value"));
     // What parsed is kept.

@@ -827,3 +827,35 @@ fn failing_struct_kernels_keep_their_error_and_types() {
         assert_eq!(&defs, structs, "{wgsl}");
     }
 }
+
+#[test]
+fn imported_files_are_tracked() {
+    // Every file a link reads gets an `include_str!`, so editing it rebuilds
+    // the crate (as for `file` kernels), also when the kernel then fails.
+    let kernel = "kernel k = wgsl {
+            import package::tests::kernels::shared::twice;
+            @group(0) @binding(0) var<storage, read> a: array<f32>;
+            @group(0) @binding(1) var<storage, read_write> c: array<f32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&a) { c[g.x] = twice(a[g.x]) BROKEN; }
+            }
+        };";
+    let ok = kernel.replace(" BROKEN", "");
+    let out = assert_ok(&format!(
+        "struct G; {ok} input a[n]; output c[n]; node k(a: a, c: c) over n;"
+    ));
+    assert!(
+        out.contains("include_str") && out.contains("shared.wesl"),
+        "{out}"
+    );
+    assert!(out.contains("package_tests_kernels_shared_twice"), "{out}");
+    let out = expand(&format!(
+        "struct G; {kernel} input a[n]; output c[n]; node k(a: a, c: c) over n;"
+    ))
+    .to_string();
+    assert!(
+        out.contains("include_str") && out.contains("shared.wesl") && out.contains("compile_error"),
+        "{out}"
+    );
+}

@@ -14,6 +14,8 @@ use quote::ToTokens;
 /// Everything the `vyre-naga` thread can run, as files of `src/`.
 const WORKER_FILES: &[&str] = &[
     "check/worker.rs",
+    "check/link.rs",
+    "model/link.rs",
     "check/partial.rs",
     "check/convert.rs",
     "diag/naga_errors.rs",
