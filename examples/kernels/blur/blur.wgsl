@@ -6,15 +6,7 @@
 // Pixels are addressed linearly (`i = y * width + x`), one invocation each,
 // so the grid may be folded into y and z for large images.
 
-struct Params {
-    width: u32,
-    height: u32,
-    // Taps on each side of the centre (at most 15).
-    radius: u32,
-    // weights[k / 4][k % 4] is the weight of the taps k pixels away from
-    // the centre, for k = 0..=radius; they sum to 1 over both sides.
-    weights: array<vec4<f32>, 4>,
-}
+import super::params::Params;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> image: array<u32>;

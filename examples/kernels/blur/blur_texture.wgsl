@@ -5,14 +5,7 @@
 // `vertical` reads that with textureLoad into the rgba32float output.
 // Threads are laid out in 2D, 16 x 16 per workgroup.
 
-struct Params {
-    width: u32,
-    height: u32,
-    // Taps on each side of the centre (at most 15).
-    radius: u32,
-    // weights[k / 4][k % 4] is the weight of the taps k pixels away.
-    weights: array<vec4<f32>, 4>,
-}
+import super::params::Params;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var image: texture_2d<f32>;
