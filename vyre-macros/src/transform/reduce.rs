@@ -28,8 +28,8 @@ use std::collections::HashMap;
 use naga::valid::Capabilities;
 use syn::{Ident, LitStr};
 
-use super::fuse::{keep_in_register, kernel_facts, stage};
-use super::reduce_common::{clone_ref, unprefix_structs};
+use super::fuse::{keep_in_register, stage};
+use super::reduce_common::{clone_ref, gid_elementwise, unprefix_structs};
 use super::reduce_pair::{FusedSources, pair_reductions};
 use crate::check::reduce::{Reader, normal};
 use crate::check::reduce_wgsl::Source;
@@ -125,21 +125,7 @@ fn producer(
     if normal(over.extent) != normal(buffer.len.extent) {
         return None;
     }
-    let k = graph.kernels.iter().position(|k| k.name == node.kernel)?;
-    let interface = checked.interfaces.get(k)?.as_ref()?;
-    let ep = interface
-        .module
-        .entry_points
-        .iter()
-        .find(|e| e.name == interface.entry_point)?;
-    let [arg] = ep.function.arguments.as_slice() else {
-        return None;
-    };
-    if arg.binding != Some(naga::Binding::BuiltIn(naga::BuiltIn::GlobalInvocationId)) {
-        return None;
-    }
-    let facts = kernel_facts(&interface.module, &interface.source, &interface.entry_point);
-    let elementwise = facts.elementwise.ok()?;
+    let (interface, elementwise) = gid_elementwise(graph, checked, &node.kernel)?;
     let src_arg = node
         .args
         .iter()

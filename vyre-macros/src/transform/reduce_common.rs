@@ -2,8 +2,10 @@
 //! and paired reductions (`reduce_pair.rs`) share: copying a node's buffer
 //! references, and giving a staged kernel's structs back their names.
 
+use super::fuse::{ElementWise, kernel_facts};
 use super::wgsl::{Kind, lex, text as wgsl_text};
-use crate::model::BufferRef;
+use crate::check::Checked;
+use crate::model::{BufferRef, GraphInput, KernelInterface};
 
 /// The producer's struct names without the prefix: they are the Rust types
 /// of its bindings, which must stay the user's.
@@ -42,4 +44,29 @@ pub fn clone_ref(r: &BufferRef) -> BufferRef {
             b: b.clone(),
         },
     }
+}
+
+/// The interface and element-wise facts of the kernel `kernel` when its
+/// entry point takes `global_invocation_id` alone and is element-wise:
+/// what folding it into a generated load or store needs.
+pub fn gid_elementwise<'c>(
+    graph: &GraphInput,
+    checked: &'c Checked,
+    kernel: &syn::Ident,
+) -> Option<(&'c KernelInterface, ElementWise)> {
+    let k = graph.kernels.iter().position(|k| k.name == *kernel)?;
+    let interface = checked.interfaces.get(k)?.as_ref()?;
+    let ep = interface
+        .module
+        .entry_points
+        .iter()
+        .find(|e| e.name == interface.entry_point)?;
+    let [arg] = ep.function.arguments.as_slice() else {
+        return None;
+    };
+    if arg.binding != Some(naga::Binding::BuiltIn(naga::BuiltIn::GlobalInvocationId)) {
+        return None;
+    }
+    let facts = kernel_facts(&interface.module, &interface.source, &interface.entry_point);
+    Some((interface, facts.elementwise.ok()?))
 }

@@ -39,8 +39,8 @@ use std::collections::HashMap;
 use naga::valid::Capabilities;
 use syn::{Ident, LitStr};
 
-use super::fuse::{keep_in_register, kernel_facts, stage};
-use super::reduce_common::{clone_ref, unprefix_structs};
+use super::fuse::{keep_in_register, stage};
+use super::reduce_common::{clone_ref, gid_elementwise, unprefix_structs};
 use super::wgsl::{Kind, Token, is_ident, is_punct, lex};
 use crate::check::reduce::{Reader, normal};
 use crate::check::reduce_wgsl::{Generated, Segment};
@@ -257,21 +257,7 @@ fn consumer(
 ) -> Option<Consumer> {
     let (item, node) = find_consumer(graph, scan_item, y)?;
     let y_len = graph.buffers.iter().find(|b| b.name == *y)?.len.extent;
-    let k = graph.kernels.iter().position(|k| k.name == node.kernel)?;
-    let interface = checked.interfaces.get(k)?.as_ref()?;
-    let ep = interface
-        .module
-        .entry_points
-        .iter()
-        .find(|e| e.name == interface.entry_point)?;
-    let [arg] = ep.function.arguments.as_slice() else {
-        return None;
-    };
-    if arg.binding != Some(naga::Binding::BuiltIn(naga::BuiltIn::GlobalInvocationId)) {
-        return None;
-    }
-    let facts = kernel_facts(&interface.module, &interface.source, &interface.entry_point);
-    let elementwise = facts.elementwise.ok()?;
+    let (interface, elementwise) = gid_elementwise(graph, checked, &node.kernel)?;
     let y_arg = node
         .args
         .iter()

@@ -62,7 +62,7 @@ mod stride;
 mod symbolic;
 
 pub use codegen::stage;
-pub use eligibility::{KernelFacts, kernel_facts};
+pub use eligibility::{ElementWise, KernelFacts, kernel_facts};
 pub use group::fuse;
 #[cfg(test)]
 pub use group::with_verdicts;
