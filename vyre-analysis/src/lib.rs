@@ -65,6 +65,7 @@
 )]
 
 mod dot;
+pub use dot::escape as dot_escape;
 mod hazard;
 mod live;
 mod model;
