@@ -2,7 +2,8 @@
 //! of [`super::device`] is measured against.
 //!
 //! The same two kernels as the graph (`examples/kernels/bfs/init.wgsl` and
-//! `expand.wgsl`), in plain wgpu, everything made once (pipelines, layouts,
+//! `expand.wgsl`, as `graph!` linked them with `common.wesl`: the text in
+//! `Bfs::SPEC`), in plain wgpu, everything made once (pipelines, layouts,
 //! buffers, bind groups, the graph uploaded once). Then per level: one
 //! submission that clears the next frontier's count, dispatches `expand`
 //! over exactly the current frontier (its size is known on the host) and
@@ -64,9 +65,20 @@ fn storage(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
+/// The WGSL `graph!` made of one of the device graph's kernels: the kernel
+/// file linked with the module it imports (`common.wesl`), which plain wgpu
+/// cannot read by itself. The host loop runs the same code as the graph.
+fn kernel(label: &str) -> (&'static str, &'static str) {
+    super::device::Bfs::SPEC
+        .kernels
+        .iter()
+        .find(|k| k.label == label)
+        .map_or(("", "main"), |k| (&*k.source, &*k.entry_point))
+}
+
 fn pipeline(
     device: &wgpu::Device,
-    source: &str,
+    (source, entry): (&str, &str),
     entries: &[wgpu::BindGroupLayoutEntry],
 ) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
     let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
@@ -86,7 +98,7 @@ fn pipeline(
         label: None,
         layout: Some(&pipeline_layout),
         module: &module,
-        entry_point: Some("main"),
+        entry_point: Some(entry),
         compilation_options: wgpu::PipelineCompilationOptions::default(),
         cache: None,
     });
@@ -140,12 +152,12 @@ impl HostBfs {
         };
         let (init, init_layout) = pipeline(
             &device,
-            include_str!("../kernels/bfs/init.wgsl"),
+            kernel("init"),
             &[uniform, storage(1, false), storage(2, false)],
         );
         let (expand, expand_layout) = pipeline(
             &device,
-            include_str!("../kernels/bfs/expand.wgsl"),
+            kernel("expand"),
             &[
                 storage(0, true),
                 storage(1, true),

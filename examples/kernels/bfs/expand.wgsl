@@ -16,13 +16,11 @@
 // stores only below the capacity (the count keeps counting past it, which
 // is how an overflow is seen after the run).
 
+import super::common::{Frontier, UNVISITED, linear_index};
+
+// The frontier this level reads: its count as a plain u32.
 struct FrontierIn {
     count: u32,
-    items: array<u32>,
-}
-
-struct Frontier {
-    count: atomic<u32>,
     items: array<u32>,
 }
 
@@ -32,13 +30,9 @@ struct Frontier {
 @group(0) @binding(3) var<storage, read> frontier: FrontierIn;
 @group(0) @binding(4) var<storage, read_write> next: Frontier;
 
-const WG: u32 = 256u;
-const UNVISITED: u32 = 0xffffffffu;
-
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    // Linear index, also right on a grid folded into y and z.
-    let i = gid.x + (gid.y + gid.z * nwg.y) * nwg.x * WG;
+    let i = linear_index(gid, nwg);
     if i >= min(frontier.count, arrayLength(&frontier.items)) {
         return;
     }
