@@ -23,12 +23,13 @@ use vyre_graph::{BackendError, Gpu, GpuOptions, graph, wgpu};
 graph! {
     pub struct OpsF16;
     features [shader_f16];
-    input x[n];
+    // An even length: `reduce` over `f16` requires it (see F16_SIZES).
+    input x[2 * n];
     output s[1];
     output hi[1];
     output lo[1];
-    output inc[n];
-    output exc[n];
+    output inc[2 * n];
+    output exc[2 * n];
     node ts = reduce sum<f16>(x) -> s;
     node th = reduce max<f16>(x) -> hi;
     node tl = reduce min<f16>(x) -> lo;

@@ -6,7 +6,7 @@ graph! {
     pub struct Wide;
     features [shader_f16, shader_int64, shader_f64, subgroups];
 
-    input h[n];
+    input h[2 * n];
     input u[n];
     input i[n];
     input d[n];

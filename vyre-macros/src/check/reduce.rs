@@ -96,6 +96,7 @@ fn lower_one(
     let dst = buffer(graph, &d.dst)?;
     let ty = element_type(graph, checked, d)?;
     check_feature(d, ty, caps)?;
+    check_even_f16(d, src, ty)?;
     let mut out = Lowered {
         subgroups: caps.contains(Capabilities::SUBGROUP),
         at: d.at,
@@ -172,6 +173,25 @@ fn lower_one(
         whole_scan(&mut out, d, src, dst, ty)?;
     }
     Ok(out)
+}
+
+/// A `reduce` over `f16` needs a source of even length at every problem
+/// size: WGSL's `arrayLength` of an odd number of `f16`s counts the padding
+/// half-word of its last 4-byte word too, which would enter the result (a
+/// scan is unaffected: the padding comes after every real element).
+fn check_even_f16(d: &ReduceDecl, src: &BufferDecl, ty: &str) -> syn::Result<()> {
+    let e = src.len.extent;
+    let even = e.div == 1 && e.mul % 2 == 0 && e.add % 2 == 0;
+    if ty != "f16" || d.kind != ReduceKind::Reduce || even {
+        return Ok(());
+    }
+    Err(syn::Error::new(
+        d.src.span(),
+        format!(
+            "`reduce` over `f16` needs `{}` to have an even length at every problem size: a storage binding is whole 4-byte words, so WGSL counts an odd number of `f16`s as one more (the padding half-word), which would enter the result; declare it with an even length such as `{}[2 * n]` and pass an even number of elements",
+            d.src, d.src
+        ),
+    ))
 }
 
 fn what_kind(d: &ReduceDecl) -> &'static str {
