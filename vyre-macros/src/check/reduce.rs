@@ -181,7 +181,7 @@ fn lower_one(
 /// scan is unaffected: the padding comes after every real element).
 fn check_even_f16(d: &ReduceDecl, src: &BufferDecl, ty: &str) -> syn::Result<()> {
     let e = src.len.extent;
-    let even = e.div == 1 && e.mul % 2 == 0 && e.add % 2 == 0;
+    let even = e.div == 1 && e.mul.is_multiple_of(2) && e.add.is_multiple_of(2);
     if ty != "f16" || d.kind != ReduceKind::Reduce || even {
         return Ok(());
     }
