@@ -9,11 +9,7 @@ use crate::problem::normalise_node;
 /// Escapes `text` for use inside a double-quoted DOT string: quotes and
 /// backslashes get a backslash, line breaks become `\n`, other control
 /// characters become spaces.
-///
-/// ```
-/// assert_eq!(vyre_analysis::dot_escape("a \"b\"\nc"), "a \\\"b\\\"\\nc");
-/// ```
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

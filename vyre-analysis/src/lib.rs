@@ -65,7 +65,6 @@
 )]
 
 mod dot;
-pub use dot::escape as dot_escape;
 mod hazard;
 mod live;
 mod model;

@@ -14,11 +14,26 @@
 
 use std::fmt::Write as _;
 
-use vyre_analysis::{Hazard, Use, dot_escape as escape};
+use vyre_analysis::{Hazard, Use};
 
 use crate::plan::program::Program;
 use crate::plan::validate::node_uses;
 use crate::spec::BufferClass;
+
+/// `text` inside a DOT string.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
 
 /// `base[k]`: the label of a `repeat` body's node in iteration `k`.
 fn repeated(label: &str) -> Option<(&str, usize)> {
