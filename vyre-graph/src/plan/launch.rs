@@ -17,18 +17,18 @@ use super::stride::StrideLaunch;
 use super::timer::PassTimer;
 use crate::device::buffer::{BoundHandle, round4};
 use crate::device::gpu::Gpu;
-
-/// The smallest buffer a launch plan makes: one `vec4` of 64-bit
-/// scalars, so that a vector view (`array<vec4<f32>>` of an `f32`
-/// buffer, `array<vec4<f64>>` of an `f64` one) of a buffer shorter than
-/// one vector can still be bound.
-pub(crate) const MIN_SLOT_BYTES: u64 = 32;
 use crate::device::map::MapSlots;
 use crate::device::texture::TextureSlot;
 use crate::spec::BufferClass;
 use crate::spec::config::{DispatchConfig, GridStride};
 use crate::spec::error::Result;
 use crate::spec::plan::BatchDispatchPlan;
+
+/// The smallest buffer a launch plan makes: one `vec4` of 64-bit
+/// scalars, so that a vector view (`array<vec4<f32>>` of an `f32`
+/// buffer, `array<vec4<f64>>` of an `f64` one) of a buffer shorter than
+/// one vector can still be bound.
+pub(crate) const MIN_SLOT_BYTES: u64 = 32;
 
 /// Everything a run of one problem size needs, made once and cached.
 pub(crate) struct LaunchPlan {
