@@ -469,6 +469,16 @@ fn profiled_runs_report_gpu_time_without_allocating_again() {
         assert!(described.nodes.iter().all(|n| n.gpu_ns.is_some()));
         assert!(described.to_string().contains(" µs"), "{described}");
         assert!(chain.to_dot().contains(" µs\"]"), "{}", chain.to_dot());
+        // Timing the pass only: its time, no dispatch times, none stale
+        // from the run before; then each dispatch again.
+        let pass_only = profile.clone().with_dispatch_times(false);
+        let (out, whole) = chain.run_reported(&pass_only, &x).expect("pass only");
+        assert_eq!(out.y, chain_reference(&x));
+        assert!(whole.gpu_ns.is_some_and(|ns| ns > 0), "{whole:?}");
+        assert!(whole.dispatch_gpu_ns.is_empty(), "{whole:?}");
+        assert!(chain.graph().node_times().is_empty());
+        let (_, each) = chain.run_reported(&profile, &x).expect("profiled run");
+        assert_eq!(each.dispatch_gpu_ns.len(), dispatches, "{each:?}");
     } else {
         assert!(again.dispatch_gpu_ns.is_empty());
     }

@@ -644,7 +644,8 @@ impl Graph {
     /// Each node's GPU nanoseconds in the latest profiled run, in node
     /// order; the members of a fused group share the group's one dispatch
     /// and show its time. Empty until a run profiled on a device with
-    /// timestamps inside passes.
+    /// timestamps inside passes, and after a profiled run that timed its
+    /// pass only ([`DispatchConfig::with_dispatch_times`]).
     #[must_use]
     pub fn node_times(&self) -> Vec<u64> {
         let dispatches = self

@@ -101,15 +101,18 @@ impl LaunchPlan {
         }
     }
 
-    /// The pass timer when this run profiles, made on first use.
-    pub(crate) fn timer(&mut self, gpu: &Gpu, profile: bool) -> Option<&PassTimer> {
+    /// The pass timer when this run profiles, made on first use, set to
+    /// time each dispatch (where it can) or only the pass.
+    pub(crate) fn timer(&mut self, gpu: &Gpu, profile: bool, dispatches: bool) {
         if !profile {
-            return None;
+            return;
         }
         if self.timer.is_none() {
             self.timer = PassTimer::new(gpu, self.grids.len());
         }
-        self.timer.as_ref()
+        if let Some(t) = &mut self.timer {
+            t.written = if dispatches && t.per_dispatch { t.count } else { 2 };
+        }
     }
 
     /// Point input `b`'s bindings at `handle` (or back at the plan's own

@@ -15,6 +15,9 @@ pub(crate) struct PassTimer {
     pub(crate) count: u32,
     /// Whether the set has per-dispatch queries.
     pub(crate) per_dispatch: bool,
+    /// The queries the current run writes, resolves and reads: `count`
+    /// when it times each dispatch, else the pass's 2.
+    pub(crate) written: u32,
 }
 
 impl PassTimer {
@@ -54,6 +57,12 @@ impl PassTimer {
             read: buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST),
             count,
             per_dispatch: per_dispatch && count > 2,
+            written: count,
         })
+    }
+
+    /// Whether the current run writes a timestamp before each dispatch.
+    pub(crate) fn times_dispatches(&self) -> bool {
+        self.written > 2
     }
 }

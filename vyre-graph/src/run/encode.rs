@@ -72,8 +72,8 @@ pub(crate) fn encode(
     super::control::encode_status(encoder, program, plan);
     let reads_back = encode_outputs(encoder, program, plan, recording);
     if let Some(t) = recording.timer {
-        encoder.resolve_query_set(&t.queries, 0..t.count, &t.resolve, 0);
-        encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.read, 0, u64::from(t.count) * 8);
+        encoder.resolve_query_set(&t.queries, 0..t.written, &t.resolve, 0);
+        encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.read, 0, u64::from(t.written) * 8);
     }
     (reads_back, dispatches)
 }
@@ -150,7 +150,7 @@ fn encode_pass(
     // when it changes (a chain of one kernel sets it once).
     let mut current = usize::MAX;
     let mut dispatches = 0u32;
-    let per_dispatch = recording.timer.filter(|t| t.per_dispatch);
+    let per_dispatch = recording.timer.filter(|t| t.times_dispatches());
     // A fused group is one dispatch in place of its member nodes.
     walk(&program.steps, recording.grids.len(), trip, |item| {
         let node = match item {

@@ -65,7 +65,7 @@ pub(crate) fn targets<'a>(
         }
     }
     if let Some(t) = plan.timer.as_ref().filter(|_| reading.profiling) {
-        stamps.resize(t.count as usize * 8, 0);
+        stamps.resize(t.written as usize * 8, 0);
         targets.push(&t.read, &mut stamps[..], None);
     }
     // Append counts, loop reports and indirect-grid errors, then the

@@ -21,6 +21,7 @@ use crate::device::io::{Feed, Sink};
 use crate::device::map::{Wait, map_and_copy};
 use crate::device::transfer::Stacked;
 use crate::plan::plans::Checkout;
+use crate::plan::timer::PassTimer;
 use crate::plan::program::Program;
 use crate::plan::trips::Trip;
 use crate::spec::config::{DispatchConfig, GridStride, LoopBound};
@@ -123,7 +124,7 @@ impl<'g> Started<'g> {
             feeds,
             (stacked, staging.then_some(&options)),
         );
-        plan.timer(self.gpu, config.profile);
+        plan.timer(self.gpu, config.profile, config.dispatch_times);
         self.report.profiled = config.profile;
         plan.stamp(self.gpu, None);
         self.report.phases.bind_ns = elapsed_ns(start);
@@ -162,7 +163,7 @@ impl<'g> Started<'g> {
         // submits itself, on the plan's grids, without per-dispatch stamps.
         let learned = self.submits
             && override_grids.is_none()
-            && !recording.timer.is_some_and(|t| t.per_dispatch);
+            && !recording.timer.is_some_and(PassTimer::times_dispatches);
         let bound = if learned {
             config.loop_bound
         } else {
@@ -375,13 +376,13 @@ impl<'g> Started<'g> {
         if profiled && self.checkout.plan.timer.is_some() {
             let (pass, nodes) = gpu_ns(self.gpu, stamps);
             report.gpu_ns = Some(pass);
-            if !nodes.is_empty() {
-                self.times
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .clone_from(&nodes);
-                report.dispatch_gpu_ns = nodes;
-            }
+            // A run timing its pass only leaves no dispatch times: none
+            // stale from an earlier run either.
+            self.times
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone_from(&nodes);
+            report.dispatch_gpu_ns = nodes;
         }
         self.checkout.succeeded();
         report

@@ -39,6 +39,11 @@ pub struct DispatchConfig {
     /// Measure the pass's GPU time with timestamp queries (when the device
     /// has them) into [`crate::RunReport::gpu_ns`].
     pub profile: bool,
+    /// Whether a profiled run also times each dispatch (a timestamp before
+    /// every dispatch, where the device has timestamps inside passes) into
+    /// [`crate::RunReport::dispatch_gpu_ns`]; default `true`. See
+    /// [`DispatchConfig::with_dispatch_times`].
+    pub dispatch_times: bool,
     /// Usages added to the buffers the typed `run_resident` creates for
     /// outputs (always `STORAGE | COPY_SRC | COPY_DST`), e.g. `VERTEX` or
     /// `INDIRECT` so that a render pass can draw from a graph's output.
@@ -100,6 +105,7 @@ impl Default for DispatchConfig {
             workgroup_override: None,
             device_memory_budget_bytes: 0,
             profile: false,
+            dispatch_times: true,
             resident_usage: wgpu::BufferUsages::empty(),
             grid_stride: GridStride::Never,
             transfer: None,
@@ -190,6 +196,26 @@ impl DispatchConfig {
     #[must_use]
     pub fn with_profile(mut self, on: bool) -> Self {
         self.profile = on;
+        self
+    }
+
+    /// Whether a profiled run times each dispatch as well as its pass
+    /// (default `true`). A timestamp between two dispatches is not free:
+    /// on an NVIDIA H200 through Vulkan, the per-dispatch timestamps of a
+    /// two-level sum of 2^24 floats added about a third to its GPU time.
+    /// With `false` a profiled run writes only the pass's two timestamps,
+    /// so [`crate::RunReport::gpu_ns`] is the run's own GPU time and
+    /// [`crate::RunReport::dispatch_gpu_ns`] stays empty.
+    ///
+    /// ```
+    /// let whole_pass = vyre_graph::DispatchConfig::default()
+    ///     .with_profile(true)
+    ///     .with_dispatch_times(false);
+    /// assert!(whole_pass.profile && !whole_pass.dispatch_times);
+    /// ```
+    #[must_use]
+    pub fn with_dispatch_times(mut self, on: bool) -> Self {
+        self.dispatch_times = on;
         self
     }
 
