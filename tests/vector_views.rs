@@ -94,3 +94,41 @@ fn a_resident_buffer_shorter_than_a_vector_is_refused_then_the_graph_runs() {
     );
     check(&graph, 9);
 }
+
+graph! {
+    /// Stores through a writable `vec4` view beside a writable scalar
+    /// binding of the same output, the tail element by element: two
+    /// writable bindings of one buffer are one use (wgpu allows it).
+    pub struct StoreByQuads;
+    kernel triple = wgsl {
+        @group(0) @binding(0) var<storage, read> x: array<u32>;
+        @group(0) @binding(1) var<storage, read_write> y: array<u32>;
+        @group(0) @binding(2) var<storage, read_write> y4: array<vec4<u32>>;
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            let n = arrayLength(&x);
+            let e = g.x * 4u;
+            if e + 4u <= n {
+                y4[g.x] = vec4<u32>(x[e], x[e + 1u], x[e + 2u], x[e + 3u]) * 3u;
+            } else {
+                for (var i = e; i < n; i++) { y[i] = x[i] * 3u; }
+            }
+        }
+    };
+    input x[n];
+    output y[n];
+    node triple(x: x, y: y, y4: y) over n / 4;
+}
+
+#[test]
+fn a_buffer_written_as_scalars_and_as_vectors_is_written_once() {
+    let graph = StoreByQuads::new(&gpu()).expect("graph");
+    for n in [1usize, 2, 3, 4, 5, 7, 8, 9, 1001, 70_003] {
+        let x: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+        let y = graph.run(&x).expect("runs").y;
+        assert_eq!(y.len(), n);
+        for (i, (&got, &v)) in y.iter().zip(&x).enumerate() {
+            assert_eq!(got, v.wrapping_mul(3), "y[{i}] at n = {n}");
+        }
+    }
+}

@@ -12,14 +12,18 @@
 //! - `softmax`: 4,096 rows of 1,024 (256 rows with `--quick`) with
 //!   `reduce max` and `reduce sum` per row;
 //! - the sum at 2^24 too, and the graph's own sum and scan kernels and
-//!   grids through plain wgpu (`kernels plain`: pass timestamps only, no
-//!   timestamp between dispatches), which separates the kernels from the
-//!   cost of a profiled run's per-dispatch timestamps;
+//!   grids through plain wgpu (`kernels plain`);
+//! - the graph's runs time their pass only
+//!   (`DispatchConfig::with_dispatch_times(false)`), as the baselines do;
+//!   the `dispatch times` variants add a timestamp before each dispatch,
+//!   to show what that costs;
 //! - `chain64_index_spelling`: chain64 at 2^20 (2^16 with `--quick`)
 //!   indexed with `g.x` and with the fold-safe `g.x + g.y * nwg.x * 256u`
 //!   (both fused).
 //!
 //! Inputs are resident, so the pass's timestamps see the kernels alone.
+//! Each sample starts on a busy GPU (copies just before it), after three
+//! discarded warm-up rounds.
 //! Every variant's result is checked against the CPU first. The hand
 //! baselines run through `hand::HandGraph` (plain wgpu, one pass).
 
@@ -187,7 +191,12 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
     let n: usize = if quick { 1 << 20 } else { 1 << 26 };
     let small_n: usize = if quick { 1 << 18 } else { 1 << 24 };
     let reps = if quick { 5 } else { 21 };
-    let profile = DispatchConfig::default().with_profile(true);
+    // The graph's GPU time is its pass's (two timestamps), as the hand
+    // baselines'; one variant also times each dispatch, to show the cost.
+    let profile = DispatchConfig::default()
+        .with_profile(true)
+        .with_dispatch_times(false);
+    let each = DispatchConfig::default().with_profile(true);
     let x = floats(n);
     let xs = &x[..small_n];
     let hx = GpuBufferHandle::from_slice(gpu, &x)?;
@@ -303,6 +312,8 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
         "chain64 fold-safe index",
         "sum graph subgroups",
         "sum graph subgroups 2^24",
+        "sum graph 2^24, dispatch times",
+        "scan graph, dispatch times",
     ];
     let sum_sub = graphs::SumSubgroups::new(gpu).ok();
     if let Some(g) = &sum_sub {
@@ -319,8 +330,19 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
     }
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
     let us = |r: (Option<u64>,)| r.0.map(|t| t as f64 / 1e3);
-    for rep in 0..reps {
+    // Every sample starts on a busy GPU (a few hundred microseconds of
+    // copies just before it), and the first rounds only warm it up: on the
+    // H200 the same kernel measured up to 2.4 times slower in a cold round.
+    let scratch = gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("warm-up"),
+        size: if quick { 1 << 22 } else { 256 << 20 },
+        usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let settle = if quick { 1 } else { 3 };
+    for rep in 0..settle + reps {
         for v in order(names.len(), rep) {
+            crate::reduce_probe::warm_up(gpu, &scratch);
             let t = match v {
                 0 => us((sum.run_reported(&profile, &hx)?.1.gpu_ns,)),
                 1 => hand_sum.gpu_ns_per_node(gpu, &[]).map(|t| t * 2.0 / 1e3),
@@ -336,6 +358,8 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
                 11 => plain_scan.gpu_ns_per_node(gpu, &[]).map(|t| t * 3.0 / 1e3),
                 12 => us((chain.run_reported(&profile, &hc)?.1.gpu_ns,)),
                 13 => us((fold.run_reported(&profile, &hc)?.1.gpu_ns,)),
+                16 => us((sum.run_reported(&each, &hxs)?.1.gpu_ns,)),
+                17 => us((scan.run_reported(&each, &hu)?.1.gpu_ns,)),
                 _ => match &sum_sub {
                     Some(g) => us((g
                         .run_reported(&profile, if v == 14 { &hx } else { &hxs })?
@@ -344,7 +368,9 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
                     None => None,
                 },
             };
-            times[v].extend(t);
+            if rep >= settle {
+                times[v].extend(t);
+            }
         }
     }
     let workload = |v: usize| match v {
@@ -356,7 +382,8 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
         10 => ("sum_f32", small_n as u64),
         12 | 13 => ("chain64_index_spelling", chain_n as u64),
         14 => ("sum_f32", n as u64),
-        15 => ("sum_f32", small_n as u64),
+        15 | 16 => ("sum_f32", small_n as u64),
+        17 => ("exclusive_scan_u32", n as u64),
         _ => ("softmax_rows_x1024", rows as u64),
     };
     Ok(names

@@ -1,4 +1,4 @@
-// One buffer bound twice in a node, once writable: wgpu would reject the dispatch.
+// One buffer bound twice in a node, read-only and writable: wgpu would reject the dispatch.
 use vyre_graph::graph;
 
 graph! {

@@ -19,7 +19,8 @@ pub(crate) fn node_uses(spec: &GraphSpec, node: &NodeSpec) -> Vec<Use> {
     let Some(kernel) = spec.kernels.get(node.kernel) else {
         return Vec::new();
     };
-    let mut uses: Vec<Use> = node
+    // Each use with whether its binding is writable storage.
+    let mut bound: Vec<(Use, bool)> = node
         .bindings
         .iter()
         .filter_map(|nb| {
@@ -34,29 +35,38 @@ pub(crate) fn node_uses(spec: &GraphSpec, node: &NodeSpec) -> Vec<Use> {
                 | BindingKind::Sampler { .. } => Access::Read,
                 BindingKind::ReadWriteStorage | BindingKind::StorageTexture { .. } => b.access,
             };
-            Some(Use {
-                buffer: nb.buffer,
-                access,
-            })
+            let writable = b.kind == BindingKind::ReadWriteStorage;
+            Some((
+                Use {
+                    buffer: nb.buffer,
+                    access,
+                },
+                writable,
+            ))
         })
         .collect();
     // `over count(b)` and `grid indirect(b)` read `b` (its count, its grid).
     if let Some(b) = node.size.device_source() {
-        match uses.iter_mut().find(|u| u.buffer == b) {
-            Some(u) => u.access = u.access.union(Access::Read),
-            None => uses.push(Use::read(b)),
+        match bound.iter_mut().find(|(u, _)| u.buffer == b) {
+            Some((u, _)) => u.access = u.access.union(Access::Read),
+            None => bound.push((Use::read(b), false)),
         }
     }
-    // One buffer read through two bindings (a scalar binding and a vector
-    // view of it) is one read; a buffer bound twice with a write stays
-    // twice, and the analysis refuses it.
-    let mut seen: Vec<usize> = Vec::new();
-    uses.retain(|u| {
-        let both_read = u.access == Access::Read && seen.contains(&u.buffer);
-        seen.push(u.buffer);
-        !both_read
-    });
-    uses
+    // One buffer bound twice the same way (a scalar binding and a vector
+    // view of it, both read-only or both writable) is one use; bound once
+    // read-only and once writable it stays twice, and the analysis refuses
+    // it, as wgpu would.
+    let mut uses: Vec<(Use, bool)> = Vec::with_capacity(bound.len());
+    for (u, writable) in bound {
+        match uses
+            .iter_mut()
+            .find(|(v, w)| v.buffer == u.buffer && *w == writable)
+        {
+            Some((v, _)) => v.access = v.access.union(u.access),
+            None => uses.push((u, writable)),
+        }
+    }
+    uses.into_iter().map(|(u, _)| u).collect()
 }
 
 fn describe_binding(b: &BindingSpec) -> String {

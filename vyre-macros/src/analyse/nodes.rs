@@ -494,8 +494,9 @@ fn vector_view(site: &TypeSite, binding: &ReflectedBinding) -> View {
     }
 }
 
-/// A buffer bound twice by one node, once writable, is a usage conflict in
-/// wgpu.
+/// A buffer bound by one node both writable and not (read-only storage, a
+/// uniform) is a usage conflict in wgpu. Two writable bindings of it (a
+/// vector view beside a scalar one) are not.
 fn check_conflicts(
     ctx: &Ctx,
     decl: &NodeDecl,
@@ -503,15 +504,19 @@ fn check_conflicts(
     by_buffer: &BufferUses,
     diag: &mut Diagnostics,
 ) {
-    let mut conflicts: Vec<(usize, Vec<String>)> = by_buffer
+    let names = |b: &[(String, BindingKind)], writable: bool| -> Vec<String> {
+        b.iter()
+            .filter(|(_, k)| (*k == BindingKind::ReadWriteStorage) == writable)
+            .map(|(n, _)| n.clone())
+            .collect()
+    };
+    let mut conflicts: Vec<(usize, Vec<String>, Vec<String>)> = by_buffer
         .iter()
-        .filter(|(_, (_, b))| {
-            b.len() > 1 && b.iter().any(|(_, k)| *k == BindingKind::ReadWriteStorage)
-        })
-        .map(|(bi, (_, b))| (*bi, b.iter().map(|(n, _)| n.clone()).collect()))
+        .map(|(bi, (_, b))| (*bi, names(b, false), names(b, true)))
+        .filter(|(_, read, write)| !read.is_empty() && !write.is_empty())
         .collect();
     conflicts.sort();
-    for (bi, names) in conflicts {
+    for (bi, read, write) in conflicts {
         let bname = ctx
             .buffer_decls
             .get(bi)
@@ -520,8 +525,9 @@ fn check_conflicts(
         diag.error(
             decl.args_span,
             format!(
-                "node `{label}` binds buffer `{bname}` to {} and one of them is `var<storage, read_write>`; a dispatch cannot use a buffer as writable storage and bind it again",
-                list(names)
+                "node `{label}` binds buffer `{bname}` read-only through {} and writable through {}; wgpu refuses a dispatch that uses one buffer both ways: read it through the writable binding, or declare every binding of it `var<storage, read_write>`",
+                list(read),
+                list(write)
             ),
         );
     }

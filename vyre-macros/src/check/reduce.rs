@@ -278,6 +278,7 @@ fn whole_scan(
             ("vyre_offs", &offsets),
             ("vyre_dst", &d.dst),
             ("vyre_src4", &d.src),
+            ("vyre_dst4", &d.dst),
         ],
         per_segment,
     );
@@ -326,7 +327,9 @@ impl Lowered {
             name: name.clone(),
             source: KernelSource::Literal(LitStr::new(
                 &kernel.wgsl(
-                    &if args.iter().any(|(b, _)| *b == "vyre_src4") {
+                    &if args.iter().any(|(b, _)| *b == "vyre_dst4") {
+                        Source::vector_buffers(kernel.ty())
+                    } else if args.iter().any(|(b, _)| *b == "vyre_src4") {
                         Source::vector_buffer(kernel.ty())
                     } else {
                         Source::buffer(kernel.ty())

@@ -60,6 +60,10 @@ pub struct Source {
     /// Whether a scan may load whole `vec4`s through `vyre_src4`, a vector
     /// view of the same buffer (a plain buffer source only).
     pub vector: bool,
+    /// Whether a scan that loads whole `vec4`s also stores them, through
+    /// `vyre_dst4`, a vector view of its destination (not when its stores
+    /// are fused with a consumer, which reads `vyre_dst[i] = v;`).
+    pub store4: bool,
     /// Whether the graph declares `features [subgroups]`: the kernel may
     /// then use subgroup operations (the device is checked at run time).
     pub subgroups: bool,
@@ -74,6 +78,7 @@ impl Source {
             len: "arrayLength(&src)".to_owned(),
             next_binding: 1,
             vector: false,
+            store4: false,
             subgroups: false,
         }
     }
@@ -84,6 +89,15 @@ impl Source {
         Source {
             vector: true,
             ..Source::buffer(ty)
+        }
+    }
+
+    /// [`Source::vector_buffer`], with `vyre_dst4` bound to the scan's
+    /// destination as `array<vec4<ty>>` for its stores.
+    pub fn vector_buffers(ty: &str) -> Source {
+        Source {
+            store4: true,
+            ..Source::vector_buffer(ty)
         }
     }
 
@@ -266,7 +280,8 @@ pub fn scan_kernel(
     s.push_str(&format!(
         "@group(0) @binding({b}) var<storage, read_write> vyre_dst: array<{ty}>;\nvar<workgroup> tile: array<{ty}, {PADDED_TILE}>;\nvar<workgroup> sums: array<{ty}, {WORKGROUP}>;\n\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
     ));
-    let loads = if src.vector && matches!(segment, Segment::Fixed(k) if k % 4 == 0) {
+    let quads = src.vector && matches!(segment, Segment::Fixed(k) if k % 4 == 0);
+    let loads = if quads {
         vector_loads(ty, b + 1, &mut s)
     } else {
         scalar_loads()
@@ -276,10 +291,75 @@ pub fn scan_kernel(
     if offsets {
         s.push_str("    if w < arrayLength(&vyre_offs) { carry = vyre_offs[w]; }\n");
     }
+    if quads && src.store4 {
+        // Its destination's vector view in place of the tile.
+        let tile = format!("var<workgroup> tile: array<{ty}, {PADDED_TILE}>;\n");
+        let view = format!(
+            "@group(0) @binding({}) var<storage, read_write> vyre_dst4: array<vec4<{ty}>>;\n",
+            b + 2
+        );
+        let mut s = s.replacen(&tile, &view, 1);
+        s.push_str(&register_tiles(ty, exclusive));
+        return s;
+    }
     s.push_str(&format!(
         "    for (var base = start; base < end; base += {SCAN_TILE}u) {{\n{}        sums[lid.x] = acc;\n        workgroupBarrier();\n        for (var d = 1u; d < {WORKGROUP}u; d <<= 1u) {{\n            var t = sums[lid.x];\n            if lid.x >= d {{ t = vyre_combine(sums[lid.x - d], t); }}\n            workgroupBarrier();\n            sums[lid.x] = t;\n            workgroupBarrier();\n        }}\n        var pre = carry;\n        if lid.x > 0u {{ pre = vyre_combine(carry, sums[lid.x - 1u]); }}\n        var prev = pre;\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            let inc = vyre_combine(pre, tile[j + (j >> 5u)]);\n            tile[j + (j >> 5u)] = {};\n            prev = inc;\n        }}\n        carry = vyre_combine(carry, sums[{}u]);\n        workgroupBarrier();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            if base + j < end {{ vyre_dst[base + j] = tile[j + (j >> 5u)]; }}\n        }}\n        workgroupBarrier();\n    }}\n}}\n",
         loads,
         if exclusive { "prev" } else { "inc" },
+        WORKGROUP - 1
+    ));
+    s
+}
+
+/// The tiles of a scan that loads and stores whole `vec4`s (`vyre_src4`,
+/// and `vyre_dst4` at `binding`): each invocation scans its 8 consecutive
+/// elements in registers, in the order of [`scalar_loads`] (so the same
+/// bits), the 256 totals are scanned as there, and each invocation stores
+/// its two `vec4`s (a partial last 8 element by element through
+/// `vyre_dst`). No tile in workgroup memory: the H200 probe's fastest
+/// scan.
+fn register_tiles(ty: &str, exclusive: bool) -> String {
+    let mut s = format!(
+        "    for (var base = start; base < end; base += {SCAN_TILE}u) {{\n        let e = base + lid.x * 8u;\n        let full = e < end && end - e > 7u;\n        var v0 = vec4<{ty}>(vyre_identity());\n        var v1 = v0;\n        if full {{\n            v0 = vyre_src4[e / 4u];\n            v1 = vyre_src4[e / 4u + 1u];\n        }} else {{\n"
+    );
+    for k in 0..7u32 {
+        let (v, lane) = (k / 4, ["x", "y", "z", "w"][k as usize % 4]);
+        s.push_str(&format!(
+            "            if e + {k}u < end {{ v{v}.{lane} = vyre_load(e + {k}u); }}\n"
+        ));
+    }
+    s.push_str("        }\n");
+    // a0, a1: the running combination from the identity.
+    s.push_str(&format!(
+        "        var a0 = v0;\n        var a1 = v1;\n        a0.x = vyre_combine(vyre_identity(), v0.x);\n        a0.y = vyre_combine(a0.x, v0.y);\n        a0.z = vyre_combine(a0.y, v0.z);\n        a0.w = vyre_combine(a0.z, v0.w);\n        a1.x = vyre_combine(a0.w, v1.x);\n        a1.y = vyre_combine(a1.x, v1.y);\n        a1.z = vyre_combine(a1.y, v1.z);\n        a1.w = vyre_combine(a1.z, v1.w);\n        sums[lid.x] = a1.w;\n        workgroupBarrier();\n        for (var d = 1u; d < {WORKGROUP}u; d <<= 1u) {{\n            var t = sums[lid.x];\n            if lid.x >= d {{ t = vyre_combine(sums[lid.x - d], t); }}\n            workgroupBarrier();\n            sums[lid.x] = t;\n            workgroupBarrier();\n        }}\n        var pre = carry;\n        if lid.x > 0u {{ pre = vyre_combine(carry, sums[lid.x - 1u]); }}\n"
+    ));
+    let terms: Vec<String> = if exclusive {
+        std::iter::once("pre".to_owned())
+            .chain(
+                ["a0.x", "a0.y", "a0.z", "a0.w", "a1.x", "a1.y", "a1.z"]
+                    .iter()
+                    .map(|a| format!("vyre_combine(pre, {a})")),
+            )
+            .collect()
+    } else {
+        ["a0.x", "a0.y", "a0.z", "a0.w", "a1.x", "a1.y", "a1.z", "a1.w"]
+            .iter()
+            .map(|a| format!("vyre_combine(pre, {a})"))
+            .collect()
+    };
+    s.push_str(&format!(
+        "        let o0 = vec4<{ty}>({});\n        let o1 = vec4<{ty}>({});\n        if full {{\n            vyre_dst4[e / 4u] = o0;\n            vyre_dst4[e / 4u + 1u] = o1;\n        }} else {{\n",
+        terms[..4].join(", "),
+        terms[4..].join(", ")
+    ));
+    for k in 0..7u32 {
+        let (v, lane) = (k / 4, ["x", "y", "z", "w"][k as usize % 4]);
+        s.push_str(&format!(
+            "            if e + {k}u < end {{ vyre_dst[e + {k}u] = o{v}.{lane}; }}\n"
+        ));
+    }
+    s.push_str(&format!(
+        "        }}\n        carry = vyre_combine(carry, sums[{}u]);\n        workgroupBarrier();\n    }}\n}}\n",
         WORKGROUP - 1
     ));
     s

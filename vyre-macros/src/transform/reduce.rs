@@ -243,6 +243,7 @@ fn fused_source(producer: &Producer, reader: &Reader) -> Source {
         len: format!("arrayLength(&{})", producer.stand_in),
         next_binding: producer.next_binding,
         vector: false,
+        store4: false,
         subgroups: reader.subgroups,
     }
 }
@@ -287,9 +288,10 @@ fn rewrite_reader(
     }) else {
         return false;
     };
-    // The source and its vector view (a scan's) give way to the producer.
+    // The source and its vector view (a scan's) give way to the producer;
+    // the scan stores element by element again.
     node.args
-        .retain(|a| a.binding != "src" && a.binding != "vyre_src4");
+        .retain(|a| !matches!(a.binding.to_string().as_str(), "src" | "vyre_src4" | "vyre_dst4"));
     for (global, target) in &producer.args {
         node.args.push(BindArg {
             binding: Ident::new(global, span),

@@ -224,6 +224,7 @@ fn pair_source(
         len: m.len.clone(),
         next_binding,
         vector: false,
+        store4: false,
         subgroups: m.subgroups,
     };
     Some((source, args))
@@ -292,6 +293,7 @@ fn pair_one(
                 len: "arrayLength(&src)".to_owned(),
                 next_binding: 1,
                 vector: false,
+                store4: false,
                 subgroups: r.subgroups,
             };
             next.push(rewrite(graph, &r.node, &r.kernel.wgsl(&source), caps)?);

@@ -43,7 +43,7 @@ use super::fuse::{keep_in_register, stage};
 use super::reduce_common::{clone_ref, gid_elementwise, unprefix_structs};
 use super::wgsl::{Kind, Token, is_ident, is_punct, lex};
 use crate::check::reduce::{Reader, normal};
-use crate::check::reduce_wgsl::{Generated, Segment};
+use crate::check::reduce_wgsl::{Generated, Segment, Source};
 use crate::check::{Checked, check_kernels};
 use crate::diag::Diagnostics;
 use vyre_analysis::Access;
@@ -108,6 +108,11 @@ fn names(r: &BufferRef) -> Vec<&Ident> {
     }
 }
 
+/// Whether `n` binds anything through its kernel's binding `binding`.
+fn binds_as(n: &NodeDecl, binding: &str) -> bool {
+    n.args.iter().any(|a| a.binding == binding)
+}
+
 fn binds(n: &NodeDecl, buffer: &Ident) -> bool {
     n.args.iter().any(|a| names(&a.target).contains(&buffer))
 }
@@ -129,6 +134,11 @@ fn fuse_one(
         .iter()
         .position(|k| k.name == reader.node.as_str())?;
     let old = match &graph.kernels.get(k)?.source {
+        // A scan storing whole `vec4`s stores element by element again, so
+        // that every store passes through the consumer.
+        KernelSource::Literal(_) if binds_as(scan, "vyre_dst4") => reader
+            .kernel
+            .wgsl(&Source::vector_buffer(ty).with_subgroups(reader.subgroups)),
         KernelSource::Literal(lit) => lit.value(),
         _ => return None,
     };
@@ -165,6 +175,7 @@ fn fuse_one(
     let NodeItem::Node(scan) = graph.items.get_mut(scan_item)? else {
         return None;
     };
+    scan.args.retain(|a| a.binding != "vyre_dst4");
     if !keep {
         scan.args.retain(|a| a.binding != "vyre_dst");
     }
