@@ -21,6 +21,11 @@
 //!   indexed with `g.x` and with the fold-safe `g.x + g.y * nwg.x * 256u`
 //!   (both fused).
 //!
+//! - `read_ceiling_f32` and `copy_ceiling_f32`: the machine's ceilings in
+//!   the same run, `vec4` reads of every element with nothing combined but
+//!   a xor, and `vec4` copies (one read and one write each, a scan's last
+//!   pass).
+//!
 //! Inputs are resident, so the pass's timestamps see the kernels alone.
 //! Each sample starts on a busy GPU (copies just before it), after three
 //! discarded warm-up rounds.
@@ -142,6 +147,51 @@ pub(crate) mod graphs {
         node add0 = add(data: y, offsets: offsets1) over n;
     }
     graph! { pub struct Scan; input x[n]; output y[n]; node p = scan exclusive sum<u32>(x) -> y; }
+    graph! {
+        /// The machine's read ceiling: every element read once as a
+        /// `vec4`, 8 coalesced loads in flight per invocation, combined by
+        /// a xor only (written only if it hits a constant, to keep the
+        /// loads). No reduction can read faster.
+        pub struct ReadCeiling;
+        kernel read = wgsl {
+            @group(0) @binding(0) var<storage, read> x: array<vec4<u32>>;
+            @group(0) @binding(1) var<storage, read_write> s: array<vec4<u32>>;
+            @compute @workgroup_size(256)
+            fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+                let n = arrayLength(&x);
+                let i = w.x * 2048u + l.x;
+                var a = vec4<u32>(0u);
+                if i + 1792u < n {
+                    a = x[i] ^ x[i + 256u] ^ x[i + 512u] ^ x[i + 768u] ^ x[i + 1024u] ^ x[i + 1280u] ^ x[i + 1536u] ^ x[i + 1792u];
+                } else {
+                    for (var j = i; j < n; j += 256u) { a ^= x[j]; }
+                }
+                if all(a == vec4<u32>(0x9e3779b9u)) { s[0] = a; }
+            }
+        };
+        input x[n / 4];
+        output s[1];
+        node read(x: x, s: s) grid [n / 8192, 1, 1];
+    }
+    graph! {
+        /// The machine's copy ceiling (one read and one write of every
+        /// element, what a scan's last pass does): `vec4` copies, 8 in
+        /// flight per invocation.
+        pub struct CopyCeiling;
+        kernel copy = wgsl {
+            @group(0) @binding(0) var<storage, read> x: array<vec4<u32>>;
+            @group(0) @binding(1) var<storage, read_write> y: array<vec4<u32>>;
+            @compute @workgroup_size(256)
+            fn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+                let n = arrayLength(&x);
+                let i = w.x * 2048u + l.x;
+                for (var j = i; j < min(i + 2048u, n); j += 256u) { y[j] = x[j]; }
+            }
+        };
+        input x[n / 4];
+        output y[n / 4];
+        node copy(x: x, y: y) grid [n / 8192, 1, 1];
+    }
     graph! {
         pub struct Softmax;
         kernel exp_shift = file "examples/kernels/mlp/softmax.wgsl" entry "exp_shift";
@@ -314,7 +364,24 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
         "sum graph subgroups 2^24",
         "sum graph 2^24, dispatch times",
         "scan graph, dispatch times",
+        "read ceiling",
+        "copy ceiling",
     ];
+    // The ceilings, on the sum's floats (loaded once).
+    let read_ceiling = HandGraph::new(gpu, &graphs::ReadCeiling::SPEC, n as u64);
+    let copy_ceiling = HandGraph::new(gpu, &graphs::CopyCeiling::SPEC, n as u64);
+    let mut copied = vec![0f32; n];
+    read_ceiling.run(
+        &[bytemuck::cast_slice(&x)],
+        &mut [bytemuck::cast_slice_mut(&mut out1[..])],
+    );
+    copy_ceiling.run(
+        &[bytemuck::cast_slice(&x)],
+        &mut [bytemuck::cast_slice_mut(&mut copied)],
+    );
+    if copied != x {
+        return Err("copy ceiling: the copy differs".into());
+    }
     let sum_sub = graphs::SumSubgroups::new(gpu).ok();
     if let Some(g) = &sum_sub {
         close(g.run(&hx)?.s[0], exact, "sum with subgroups")?;
@@ -359,6 +426,8 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
                 12 => us((chain.run_reported(&profile, &hc)?.1.gpu_ns,)),
                 13 => us((fold.run_reported(&profile, &hc)?.1.gpu_ns,)),
                 16 => us((sum.run_reported(&each, &hxs)?.1.gpu_ns,)),
+                18 => read_ceiling.gpu_ns_per_node(gpu, &[]).map(|t| t / 1e3),
+                19 => copy_ceiling.gpu_ns_per_node(gpu, &[]).map(|t| t / 1e3),
                 17 => us((scan.run_reported(&each, &hu)?.1.gpu_ns,)),
                 _ => match &sum_sub {
                     Some(g) => us((g
@@ -384,6 +453,8 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
         14 => ("sum_f32", n as u64),
         15 | 16 => ("sum_f32", small_n as u64),
         17 => ("exclusive_scan_u32", n as u64),
+        18 => ("read_ceiling_f32", n as u64),
+        19 => ("copy_ceiling_f32", n as u64),
         _ => ("softmax_rows_x1024", rows as u64),
     };
     Ok(names
@@ -423,8 +494,10 @@ pub fn print(rows: &[ReduceRow]) {
     );
     for r in rows {
         let bytes = match r.workload {
-            "sum_f32" | "affine_sum_f32" => r.n as f64 * 4.0,
-            "exclusive_scan_u32" | "chain64_index_spelling" => r.n as f64 * 8.0,
+            "sum_f32" | "affine_sum_f32" | "read_ceiling_f32" => r.n as f64 * 4.0,
+            "exclusive_scan_u32" | "chain64_index_spelling" | "copy_ceiling_f32" => {
+                r.n as f64 * 8.0
+            }
             _ => r.n as f64 * 1024.0 * 4.0 * 2.0,
         };
         println!(

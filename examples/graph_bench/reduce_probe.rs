@@ -170,6 +170,42 @@ fn sum_coalesced(seg: u32, u: u32) -> String {
     s
 }
 
+/// Sum level 1 over `vec4`s: a segment of `seg` floats per workgroup,
+/// `u` coalesced `vec4` loads in flight per invocation (the read
+/// ceiling's shape), `vec4` lanes, then the workgroup tree.
+fn sum_vec4(seg: u32, u: u32) -> String {
+    let q = seg / 4;
+    let mut s = format!(
+        "@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;\n@group(0) @binding(1) var<storage, read_write> part: array<f32>;\nvar<workgroup> t: array<f32, 256>;\n@compute @workgroup_size(256)\nfn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {{\n    let n = arrayLength(&x);\n    let start = min(w.x * {q}u, n);\n    let end = min(start + {q}u, n);\n    var i = start + l.x;\n"
+    );
+    for k in 0..u {
+        s.push_str(&format!("    var a{k} = vec4<f32>(0.0);\n"));
+    }
+    s.push_str(&format!(
+        "    loop {{\n        if i + {}u * 256u >= end {{ break; }}\n",
+        u - 1
+    ));
+    for k in 0..u {
+        s.push_str(&format!("        a{k} += x[i + {k}u * 256u];\n"));
+    }
+    s.push_str(&format!(
+        "        i += {u}u * 256u;\n    }}\n    for (; i < end; i += 256u) {{ a0 += x[i]; }}\n"
+    ));
+    let mut terms: Vec<String> = (0..u).map(|k| format!("a{k}")).collect();
+    while terms.len() > 1 {
+        terms = terms
+            .chunks(2)
+            .map(|c| c.iter().cloned().reduce(|a, b| format!("({a} + {b})")).unwrap_or_default())
+            .collect();
+    }
+    s.push_str(&format!(
+        "    let v = {};\n    t[l.x] = (v.x + v.y) + (v.z + v.w);\n",
+        terms.concat()
+    ));
+    s.push_str("    workgroupBarrier();\n    for (var s = 128u; s > 0u; s >>= 1u) {\n        if l.x < s { t[l.x] += t[l.x + s]; }\n        workgroupBarrier();\n    }\n    if l.x == 0u { part[w.x] = t[0]; }\n}\n");
+    s
+}
+
 /// Sum in one dispatch: [`sum_coalesced`]'s segments, then the workgroup
 /// that finishes last (a ticket counter, after a device-scope barrier)
 /// sums the partials in a fixed order and resets the counter.
@@ -271,14 +307,12 @@ fn read(gpu: &Gpu, buf: &wgpu::Buffer, len: u64) -> Vec<u8> {
 }
 
 /// Keeps the GPU busy for a few hundred microseconds ahead of a timed
-/// submission (copies within a scratch buffer), so that the timed pass
-/// runs at the clocks of a busy GPU rather than after an idle gap.
+/// submission (clears of a scratch buffer), so that the timed pass runs at
+/// the clocks of a busy GPU rather than after an idle gap.
 pub fn warm_up(gpu: &Gpu, scratch: &wgpu::Buffer) {
-    let half = scratch.size() / 2;
     let mut e = gpu.device().create_command_encoder(&Default::default());
     for _ in 0..4 {
-        e.copy_buffer_to_buffer(scratch, 0, scratch, half, half);
-        e.copy_buffer_to_buffer(scratch, half, scratch, 0, half);
+        e.clear_buffer(scratch, 0, None);
     }
     gpu.queue().submit([e.finish()]);
 }
@@ -376,6 +410,21 @@ fn sum_candidates(gpu: &Gpu, x: &wgpu::Buffer, sub: bool) -> Vec<Candidate> {
             steps: vec![step(gpu, &sum_coalesced(32768, 8), &[x, &part], g)],
             out: part,
             out_len: u64::from(g) * 4,
+        });
+    }
+    for (seg, u) in [(8192u32, 8u32), (16384, 4), (32768, 8), (65536, 8)] {
+        let g = u32::try_from(n.div_ceil(u64::from(seg))).unwrap_or(u32::MAX);
+        let part = storage(gpu, u64::from(g) * 4);
+        let s = storage(gpu, 4);
+        let steps = vec![
+            step(gpu, &sum_vec4(seg, u), &[x, &part], g),
+            step(gpu, &sum_level2("f32"), &[&part, &s], 1),
+        ];
+        out.push(Candidate {
+            name: format!("sum seg{seg} vec4 u{u}"),
+            steps,
+            out: s,
+            out_len: 4,
         });
     }
     for (seg, u) in [(16384u32, 8u32), (32768, 8)] {
