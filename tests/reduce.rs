@@ -9,8 +9,9 @@
 //! levels of the lanes' tree and 8 of the workgroup's per reduction level,
 //! two levels); integers exactly, wrapping as WGSL's `+` does; max/min
 //! of f32 bit for bit, with NaN, infinities and signed zeros. Every result
-//! is the same bits on 20 runs. An empty input is refused (problem size 0)
-//! and the same graph then runs correctly.
+//! is the same bits on 20 runs. An empty input (problem size 0) gives the
+//! operation's identity without a run, and the same graph then runs
+//! correctly; a graph whose outputs are not determined at 0 refuses it.
 
 mod common;
 
@@ -325,11 +326,88 @@ fn element_type_from_the_kernel_that_binds_it() {
 }
 
 #[test]
-fn empty_input_is_refused_then_the_graph_runs() {
-    let sum = g::SumU32::new(&gpu()).expect("sum");
-    let err = sum
-        .run(&[][..])
-        .expect_err("n = 0 has no buffers to run on");
-    assert!(err.to_string().contains('0'), "{err}");
-    assert_eq!(sum.run(&[1u32, 2, 3][..]).expect("runs").s, [6]);
+fn an_empty_input_reduces_to_the_identity() {
+    let gpu = gpu();
+    let none: &[f32] = &[];
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let sum = g::SumF32::new(&gpu).expect("graph");
+    assert_eq!(bits(&sum.run(none).expect("n = 0").s), [0.0f32.to_bits()]);
+    let top = g::MaxF32::new(&gpu)
+        .expect("graph")
+        .run(none)
+        .expect("n = 0")
+        .s;
+    assert_eq!(top, [f32::NEG_INFINITY]);
+    let low = g::MinF32::new(&gpu)
+        .expect("graph")
+        .run(none)
+        .expect("n = 0")
+        .s;
+    assert_eq!(low, [f32::INFINITY]);
+    let none: &[u32] = &[];
+    assert_eq!(g::SumU32::new(&gpu).unwrap().run(none).unwrap().s, [0]);
+    assert_eq!(g::MaxU32::new(&gpu).unwrap().run(none).unwrap().s, [0]);
+    assert_eq!(
+        g::MinU32::new(&gpu).unwrap().run(none).unwrap().s,
+        [u32::MAX]
+    );
+    let none: &[i32] = &[];
+    assert_eq!(g::SumI32::new(&gpu).unwrap().run(none).unwrap().s, [0]);
+    assert_eq!(
+        g::MaxI32::new(&gpu).unwrap().run(none).unwrap().s,
+        [i32::MIN]
+    );
+    assert_eq!(
+        g::MinI32::new(&gpu).unwrap().run(none).unwrap().s,
+        [i32::MAX]
+    );
+    // Per-row: no rows at n = 0 (`over [n / 100, 100]`, `over [n, 1]`), or
+    // a constant number of empty rows (`over [4, n / 4]`), each the
+    // identity.
+    let rows = g::RowsF32::new(&gpu).unwrap().run(&[][..]).unwrap();
+    assert!(rows.m.is_empty() && rows.s.is_empty());
+    let ones = g::RowsOne::new(&gpu).unwrap().run(&[][..]).unwrap();
+    assert!(ones.one.is_empty());
+    assert_eq!(ones.four, [0; 4]);
+    // Through a fused producer: the source is empty too.
+    assert_eq!(Inferred::new(&gpu).unwrap().run(&[][..]).unwrap().s, [0]);
+    // A run at n = 0 submits nothing, and the graph then runs as before.
+    let before = gpu.counters();
+    let (out, report) = sum
+        .run_reported(&vyre_graph::DispatchConfig::default(), &[][..])
+        .expect("n = 0");
+    assert_eq!((out.s.len(), report.n, report.submissions), (1, 0, 0));
+    assert_eq!(gpu.counters().since(&before).submissions, 0);
+    assert_eq!(sum.run(&[1.5f32, 2.0, 3.0][..]).expect("runs").s, [6.5]);
+}
+
+graph! {
+    /// A reduction over a buffer of constant length, and one whose output
+    /// a kernel also writes: neither is determined at n = 0.
+    pub struct NotAtZero;
+    kernel bump = wgsl {
+        @group(0) @binding(0) var<storage, read_write> s: array<u32>;
+        @compute @workgroup_size(1)
+        fn main() { s[0] += 1u; }
+    };
+    input x[n];
+    input w[16];
+    output s[1];
+    output t[1];
+    node total = reduce add<u32>(x) -> s;
+    node bump(s: s) grid [1, 1, 1];
+    node weights = reduce add<u32>(w) -> t;
+}
+
+#[test]
+fn outputs_not_determined_at_n_0_refuse_it() {
+    let graph = NotAtZero::new(&gpu()).expect("graph");
+    let w: Vec<u32> = (1..=16).collect();
+    let err = graph.run(&[][..], &w).expect_err("n = 0");
+    assert!(
+        matches!(err, vyre_graph::BackendError::InvalidProblemSize { .. }),
+        "{err}"
+    );
+    let out = graph.run(&[5u32, 6][..], &w).expect("runs");
+    assert_eq!((out.s, out.t), (vec![12], vec![136]));
 }

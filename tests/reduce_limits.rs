@@ -111,7 +111,9 @@ fn whole_scans_at_the_binding_limit_and_one_element_past_it() {
         panic!("y[{i}] = {} at n = {n}, want {}", y[i], want[i]);
     }
     drop((y, want));
-    let err = scan.run(&x).expect_err("one element past the binding limit");
+    let err = scan
+        .run(&x)
+        .expect_err("one element past the binding limit");
     assert!(is_too_large(&err), "{err}");
     x.truncate(70_001);
     assert_eq!(scan.run(&x).expect("runs again").y, exclusive(&x));

@@ -13,7 +13,6 @@
 mod common;
 
 use common::{gpu, serial};
-use vyre_graph::BackendError;
 
 macro_rules! both {
     ($m:ident { $($body:tt)* }) => {
@@ -267,7 +266,7 @@ fn float_graphs_match_the_cpu_with_nan_infinities_and_signed_zeros() {
 }
 
 #[test]
-fn twenty_runs_give_the_same_bits_and_size_zero_is_refused() {
+fn twenty_runs_give_the_same_bits_and_size_zero_gives_identities() {
     let _s = serial();
     let gpu = gpu();
     let f = ints::Fused::new(&gpu).unwrap();
@@ -275,10 +274,11 @@ fn twenty_runs_give_the_same_bits_and_size_zero_is_refused() {
         op: 0,
         k: 2_654_435_761,
     };
-    let err = f.run(&[][..], &p).expect_err("size 0");
-    assert!(
-        matches!(err, BackendError::InvalidProblemSize { .. }),
-        "{err}"
+    let empty = f.run(&[][..], &p).expect("size 0");
+    assert!(empty.z.is_empty());
+    assert_eq!(
+        (empty.total, empty.total_x, empty.top, empty.low),
+        (vec![0], vec![0], vec![0], vec![u32::MAX])
     );
     let mut rng = Rng(42);
     let x: Vec<u32> = (0..300_007).map(|_| rng.next() as u32).collect();

@@ -475,3 +475,48 @@ fn a_device_without_the_features_refuses_each_graph() {
     assert_eq!(name(OpsU64::new(&bare).map(drop)), "shader_int64");
     assert_eq!(name(OpsI64::new(&bare).map(drop)), "shader_int64");
 }
+
+#[test]
+fn empty_inputs_give_each_types_identity() {
+    let _s = serial();
+    let gpu = gpu();
+    if let Some(g) = has(
+        &gpu,
+        wgpu::Features::SHADER_F16,
+        "shader_f16",
+        OpsF16::new(&gpu),
+    ) {
+        let out = g.run(&[][..]).expect("n = 0");
+        let bits = |v: &[f16]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&out.s), [0]);
+        assert_eq!(out.hi, [f16::NEG_INFINITY]);
+        assert_eq!(out.lo, [f16::INFINITY]);
+        assert!(out.inc.is_empty() && out.exc.is_empty());
+    }
+    if let Some(g) = has(
+        &gpu,
+        wgpu::Features::SHADER_F64,
+        "shader_f64",
+        OpsF64::new(&gpu),
+    ) {
+        let out = g.run(&[][..]).expect("n = 0");
+        assert_eq!(out.s[0].to_bits(), 0);
+        assert_eq!(
+            (out.hi, out.lo),
+            (vec![f64::NEG_INFINITY], vec![f64::INFINITY])
+        );
+    }
+    let f = wgpu::Features::SHADER_INT64;
+    if let Some(g) = has(&gpu, f, "shader_int64", OpsU64::new(&gpu)) {
+        let out = g.run(&[][..]).expect("n = 0");
+        assert_eq!((out.s, out.hi, out.lo), (vec![0], vec![0], vec![u64::MAX]));
+        assert!(out.rows.is_empty());
+    }
+    if let Some(g) = has(&gpu, f, "shader_int64", OpsI64::new(&gpu)) {
+        let out = g.run(&[][..]).expect("n = 0");
+        assert_eq!(
+            (out.s, out.hi, out.lo),
+            (vec![0], vec![i64::MIN], vec![i64::MAX])
+        );
+    }
+}

@@ -316,9 +316,46 @@ fn released_or_too_small_resident_handle() {
 fn problem_size_zero() {
     let _serial = serial();
     let gpu = gpu();
+    // Every output of the one-step graph is empty at n = 0: the run has
+    // them without running anything.
     let graph = one_step_graph(&gpu);
     let before = gpu.counters();
-    let err = run(&graph, 0, &[Feed::Host(&[])], &mut [Sink::Host(&mut [])]);
+    let report = graph
+        .run(
+            0,
+            &[Feed::Host(&[])],
+            &mut [Sink::Host(&mut [])],
+            &DispatchConfig::default(),
+        )
+        .expect("n = 0 with every output empty");
+    assert_eq!((report.n, report.submissions, report.dispatches), (0, 0, 0));
+    nothing_done(&gpu, &before);
+    assert_eq!(
+        graph
+            .infer_problem_size(&[Feed::Host(&[])])
+            .expect("an empty input gives n = 0"),
+        0
+    );
+    // An output of constant length is not determined at n = 0 (no
+    // reduction's identity): refused, with nothing done.
+    let spec = graph_spec(
+        "constant_output",
+        vec![unary("mul3_add1", MUL3_ADD1)],
+        vec![
+            buffer("x", BufferClass::Input, 4, Extent::N),
+            buffer("y", BufferClass::Output, 4, Extent::constant(12)),
+        ],
+        vec![node(
+            "scale",
+            0,
+            &[(0, 0, 0), (0, 1, 1)],
+            DispatchSize::Invocations(Extent::N),
+        )],
+    );
+    let graph = Graph::new(&gpu, spec).expect("graph");
+    let before = gpu.counters();
+    let mut y = [0u8; 48];
+    let err = run(&graph, 0, &[Feed::Host(&[])], &mut [Sink::Host(&mut y)]);
     assert!(
         matches!(err, BackendError::InvalidProblemSize { .. }),
         "{err:?}"

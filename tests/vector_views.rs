@@ -124,7 +124,9 @@ graph! {
 fn a_buffer_written_as_scalars_and_as_vectors_is_written_once() {
     let graph = StoreByQuads::new(&gpu()).expect("graph");
     for n in [1usize, 2, 3, 4, 5, 7, 8, 9, 1001, 70_003] {
-        let x: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+        let x: Vec<u32> = (0..n as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
         let y = graph.run(&x).expect("runs").y;
         assert_eq!(y.len(), n);
         for (i, (&got, &v)) in y.iter().zip(&x).enumerate() {

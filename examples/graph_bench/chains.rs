@@ -143,6 +143,7 @@ pub fn hand_fused_chain(gpu: &Gpu, n: u64) -> HandGraph {
         header_bytes: 0,
         texture: None,
         append: None,
+        empty_value: None,
     };
     let spec = GraphSpec {
         name: "hand fused chain64".into(),

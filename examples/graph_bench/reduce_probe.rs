@@ -195,7 +195,12 @@ fn sum_vec4(seg: u32, u: u32) -> String {
     while terms.len() > 1 {
         terms = terms
             .chunks(2)
-            .map(|c| c.iter().cloned().reduce(|a, b| format!("({a} + {b})")).unwrap_or_default())
+            .map(|c| {
+                c.iter()
+                    .cloned()
+                    .reduce(|a, b| format!("({a} + {b})"))
+                    .unwrap_or_default()
+            })
             .collect();
     }
     s.push_str(&format!(
@@ -363,25 +368,6 @@ fn sum_candidates(gpu: &Gpu, x: &wgpu::Buffer, sub: bool) -> Vec<Candidate> {
     if sub {
         configs.push((1024, 2, false, true));
     }
-    for (g, u) in [(1024, 4)] {
-        let part = storage(gpu, u64::from(g) * 4);
-        let s = storage(gpu, 4);
-        let steps = vec![
-            step(
-                gpu,
-                &sum_level1_as("f32", g, u, 0, false, true),
-                &[x, &part],
-                g,
-            ),
-            step(gpu, &sum_level2("f32"), &[&part, &s], 1),
-        ];
-        out.push(Candidate {
-            name: format!("sum g{g} u{u} scalar-quads"),
-            steps,
-            out: s,
-            out_len: 4,
-        });
-    }
     let n = x.size() / 4;
     for seg in [16384u32, 32768] {
         let g = u32::try_from(n.div_ceil(u64::from(seg))).unwrap_or(u32::MAX);
@@ -474,7 +460,8 @@ fn scan_candidates(gpu: &Gpu, x: &wgpu::Buffer, n: u64, sub: bool) -> Vec<Candid
     // Earlier: g in {1024, 2048}, k in {1, 2, 4}, with subgroups and
     // scalar quads (see the sum's note).
     let _ = sub;
-    let configs: Vec<(u32, u32, bool, bool)> = vec![(1024, 2, false, false), (2048, 2, false, false)];
+    let configs: Vec<(u32, u32, bool, bool)> =
+        vec![(1024, 2, false, false), (2048, 2, false, false)];
     for (g, k, sg, scalar) in configs {
         let tot = storage(gpu, u64::from(g) * 4);
         let offs = storage(gpu, u64::from(g) * 4);

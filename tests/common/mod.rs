@@ -117,6 +117,7 @@ pub fn buffer(name: &str, class: BufferClass, elem_size: u32, extent: Extent) ->
         header_bytes: 0,
         texture: None,
         append: None,
+        empty_value: None,
     }
 }
 

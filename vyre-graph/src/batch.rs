@@ -16,6 +16,7 @@ use crate::graph::Graph;
 use crate::run::batch::{
     BatchReport, Instance, host_bytes, of_instance, scatter, shared_error, stackable,
 };
+use crate::run::empty::run_empty;
 use crate::run::encode::Scopes;
 use crate::run::encode::encoder;
 use crate::run::readback::Scatter;
@@ -88,10 +89,21 @@ impl Graph {
             stacked: 0,
         };
         let mut results: Results = instances.iter().map(|_| None).collect();
+        // Instances of size 0 whose outputs need no run (`run/empty.rs`).
+        if self.program.runs_empty() {
+            for (index, instance) in instances.iter_mut().enumerate() {
+                if instance.n == 0 {
+                    let feeds = &instance.feeds;
+                    let run =
+                        run_empty(&self.gpu, &self.program, feeds, &mut instance.sinks, config);
+                    results[index] = Some(run.map_err(|e| of_instance(index, e)));
+                }
+            }
+        }
         if stackable(&self.program) {
             let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
             for (index, instance) in instances.iter().enumerate() {
-                if instance.host_only() {
+                if instance.host_only() && results[index].is_none() {
                     groups.entry(instance.n).or_default().push(index);
                 }
             }

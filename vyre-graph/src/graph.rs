@@ -71,7 +71,7 @@ pub(crate) type Io<'f, 'p> = (&'f [Feed<'f>], &'f [Sink<'f>], Option<&'p Stacked
 ///     .into(),
 ///     fold: GridFold::XOnly,
 /// };
-/// let buffer = |name: &'static str, class| BufferSpec { name: name.into(), class, element_size: 4, len: Extent::N, header_bytes: 0, texture: None, append: None };
+/// let buffer = |name: &'static str, class| BufferSpec { name: name.into(), class, element_size: 4, len: Extent::N, header_bytes: 0, texture: None, append: None, empty_value: None };
 /// let node = |src: usize, dst: usize| NodeSpec {
 ///     label: "add_one".into(),
 ///     kernel: 0,
@@ -332,6 +332,12 @@ impl Graph {
     /// cache when it is there; a cached run creates no buffer and no bind
     /// group.
     ///
+    /// At `n = 0`, when every output is empty there or has a value there
+    /// ([`BufferSpec::empty_value`](crate::spec::BufferSpec::empty_value):
+    /// a reduction's identity over an empty source), the run writes them
+    /// without planning or submitting anything; otherwise `n = 0` is
+    /// [`BackendError::InvalidProblemSize`].
+    ///
     /// # Errors
     /// Every input, size, limit and budget problem is reported before
     /// anything is encoded or submitted: [`BackendError::InputCountMismatch`],
@@ -404,6 +410,11 @@ impl Graph {
         config: &DispatchConfig,
         blocking: bool,
     ) -> Result<RunReport> {
+        // At n = 0 a graph whose outputs are then empty or a reduction's
+        // identity has them without a run.
+        if n == 0 && self.program.runs_empty() {
+            return crate::run::empty::run_empty(&self.gpu, &self.program, feeds, sinks, config);
+        }
         // Device errors of this run (uploads, bind groups, commands,
         // submission) are this run's error, never the error handler's.
         let scope = self.gpu.catch_errors();
@@ -696,6 +707,7 @@ mod tests {
             header_bytes: 0,
             texture: None,
             append: None,
+            empty_value: None,
         };
         GraphSpec {
             name: "double".into(),

@@ -111,7 +111,11 @@ impl LaunchPlan {
             self.timer = PassTimer::new(gpu, self.grids.len());
         }
         if let Some(t) = &mut self.timer {
-            t.written = if dispatches && t.per_dispatch { t.count } else { 2 };
+            t.written = if dispatches && t.per_dispatch {
+                t.count
+            } else {
+                2
+            };
         }
     }
 

@@ -117,7 +117,7 @@ impl Program {
                 }
                 continue;
             };
-            if n == 0 {
+            if n == 0 && !self.runs_empty() {
                 return Err(BackendError::InvalidProblemSize {
                     reason: format!(
                         "input `{}` is empty, so the problem size is 0; pass at least one element",
@@ -157,6 +157,19 @@ impl Program {
             .join(", ")
     }
 
+    /// Whether a run at problem size 0 has its outputs without running
+    /// anything: every host output is empty at n = 0 or holds its
+    /// [`BufferSpec::empty_value`] there (a reduction's identity over an
+    /// empty source), and none is a texture or an append buffer.
+    pub(crate) fn runs_empty(&self) -> bool {
+        self.host_outputs.iter().all(|&b| {
+            let spec = &self.spec.buffers[b];
+            spec.texture.is_none()
+                && spec.append.is_none()
+                && (spec.len.eval(0) == 0 || spec.empty_value.is_some())
+        })
+    }
+
     pub(crate) fn zero_problem_size(&self) -> BackendError {
         BackendError::InvalidProblemSize {
             reason: format!(
@@ -184,7 +197,7 @@ impl Program {
                 names: self.names(&self.host_outputs),
             });
         }
-        if n == 0 {
+        if n == 0 && !self.runs_empty() {
             return Err(self.zero_problem_size());
         }
         for (feed, &b) in feeds.iter().zip(&self.host_inputs) {

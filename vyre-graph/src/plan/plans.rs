@@ -141,7 +141,13 @@ impl Plans {
         config: &DispatchConfig,
     ) -> Result<()> {
         if n == 0 {
-            return Err(program.zero_problem_size());
+            // Nothing to allocate when the outputs need no run
+            // (`run/empty.rs`); refused otherwise.
+            return if program.runs_empty() {
+                Ok(())
+            } else {
+                Err(program.zero_problem_size())
+            };
         }
         let readback = program
             .host_outputs

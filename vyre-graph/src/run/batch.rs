@@ -29,7 +29,8 @@ use crate::spec::{BufferClass, DispatchSize, Extent};
 /// ```
 #[derive(Debug)]
 pub struct Instance<'a> {
-    /// Its problem size (at least 1).
+    /// Its problem size (0 only for a graph whose outputs are then empty
+    /// or a reduction's identity: see [`Graph::run`](crate::Graph::run)).
     pub n: u64,
     /// One feed per host input, in declaration order.
     pub feeds: Vec<Feed<'a>>,

@@ -15,6 +15,8 @@
 //! - `batch.rs`: [`Instance`](crate::Instance) and
 //!   [`BatchReport`](crate::BatchReport), and a stacked batch's host side
 //!   (gathering inputs, scattering outputs);
+//! - `empty.rs`: a run at problem size 0 whose outputs are empty or a
+//!   reduction's identity there: checked, then filled, nothing submitted;
 //! - `recorded.rs`: [`RecordedRun`](crate::RecordedRun), a run recorded
 //!   into the caller's encoder; `report.rs`:
 //!   [`RunReport`](crate::RunReport) and its parts.
@@ -27,6 +29,7 @@
 pub(crate) mod batch;
 pub(crate) mod control;
 pub(crate) mod counted;
+pub(crate) mod empty;
 pub(crate) mod encode;
 #[cfg(feature = "profiler")]
 pub(crate) mod profiler;

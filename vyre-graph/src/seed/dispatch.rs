@@ -214,6 +214,7 @@ impl OpsSpec {
             header_bytes: 0,
             texture: None,
             append: None,
+            empty_value: None,
         };
         let mut bindings = Vec::with_capacity(sorted.len());
         let input_index = self.buffers.len();

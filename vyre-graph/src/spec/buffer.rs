@@ -29,6 +29,14 @@ pub struct BufferSpec {
     /// header starts with a `u32` count and `len` is its capacity. See
     /// [`AppendSpec`].
     pub append: Option<AppendSpec>,
+    /// The bytes of one element that every element of this output holds
+    /// at problem size 0, when the graph determines it there without
+    /// running: the identity of the `reduce` that writes it (`graph!` sets
+    /// it for a reduction's destination whose source is empty at n = 0 and
+    /// that nothing else writes). A graph runs at n = 0 only when each
+    /// output is empty there or has this value; see
+    /// [`Graph::run`](crate::Graph::run).
+    pub empty_value: Option<Cow<'static, [u8]>>,
 }
 
 /// What makes a buffer an *append buffer*: kernels bind it as a struct whose

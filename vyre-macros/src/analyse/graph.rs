@@ -1,6 +1,7 @@
 //! Stage 3 from start to end ([`analyse`]): each step a function of its
 //! own file, in the order their messages appear.
 
+use syn::Ident;
 use vyre_analysis::spec::{DispatchSize, GridFold};
 
 use super::context::{Ctx, TypeSite};
@@ -37,6 +38,7 @@ pub fn analyse(
         reductions: _,
         modules: _,
         flags: _,
+        identities,
     } = input;
     let native = limits_native.is_some();
     let texture_features = Declared::new(&features);
@@ -121,7 +123,36 @@ pub fn analyse(
     };
     let mut analysis = output.build(header, unrolled, analysis, structs, diag)?;
     analysis.features = features.iter().map(|f| f.feature).collect();
+    set_empty_values(&mut analysis, identities);
     Some(analysis)
+}
+
+/// A reduction's destination holds its identity at n = 0 when the
+/// reduction is its only writer (`identities`: from the lowering, for
+/// sources empty at n = 0).
+fn set_empty_values(a: &mut GraphAnalysis, identities: Vec<(Ident, Vec<u8>)>) {
+    for (name, bytes) in identities {
+        let Some(b) = a.buffers.iter().position(|x| x.name == name) else {
+            continue;
+        };
+        let writers = a
+            .nodes
+            .iter()
+            .filter(|n| {
+                n.bindings.iter().any(|&(group, binding, buffer)| {
+                    buffer == b
+                        && a.kernels.get(n.kernel).is_some_and(|k| {
+                            k.bindings.iter().any(|kb| {
+                                kb.group == group && kb.binding == binding && kb.access.writes()
+                            })
+                        })
+                })
+            })
+            .count();
+        if let Some(buffer) = a.buffers.get_mut(b).filter(|_| writers == 1) {
+            buffer.empty_value = Some(bytes);
+        }
+    }
 }
 
 /// What the checked graph becomes.
@@ -210,6 +241,7 @@ fn buffers_out(buffer_decls: &[BufferDecl], sites: Vec<Option<TypeSite>>) -> Vec
                 header_bytes: s.header_bytes,
                 texture: b.texture.clone(),
                 append: b.append.as_ref().map(|a| a.grow.is_some()),
+                empty_value: None,
             })
         })
         .collect()

@@ -17,7 +17,7 @@ use proc_macro2::Span;
 use syn::{Ident, LitStr};
 
 use super::kernels::{Checked, check_kernels};
-use super::reduce_types::{TYPE_LIST, TYPES, feature};
+use super::reduce_types::{TYPE_LIST, TYPES, feature, identity_bytes};
 use super::reduce_wgsl::{Generated, REDUCE_SEGMENT, Segment, Source, WORKGROUP, scalar};
 use crate::diag::Diagnostics;
 use crate::model::{
@@ -35,6 +35,8 @@ struct Lowered {
     readers: Vec<Reader>,
     /// The graph declares `features [subgroups]`.
     subgroups: bool,
+    /// The element type.
+    ty: &'static str,
 }
 
 /// A generated node and the buffer it reads through its `src` global: the
@@ -67,7 +69,16 @@ pub fn lower_reductions(
     let mut readers = Vec::new();
     for decl in &decls {
         match lower_one(graph, checked, decl, caps) {
-            Ok(l) => lowered.push(l),
+            Ok(l) => {
+                // An empty source at n = 0 reduces to the identity.
+                let empty = buffer(graph, &decl.src).is_ok_and(|b| b.len.extent.eval(0) == 0);
+                if decl.kind == ReduceKind::Reduce && empty {
+                    graph
+                        .identities
+                        .push((decl.dst.clone(), identity_bytes(decl.op, l.ty)));
+                }
+                lowered.push(l);
+            }
             Err(e) => diag.push(e),
         }
     }
@@ -99,6 +110,7 @@ fn lower_one(
     check_even_f16(d, src, ty)?;
     let mut out = Lowered {
         subgroups: caps.contains(Capabilities::SUBGROUP),
+        ty,
         at: d.at,
         kernels: Vec::new(),
         buffers: Vec::new(),

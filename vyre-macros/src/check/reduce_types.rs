@@ -94,6 +94,28 @@ pub fn identity(op: ReduceOp, ty: &str) -> String {
     scalar_identity(op, ty).to_owned()
 }
 
+/// The bytes of [`identity`] for a scalar `ty` (little-endian, as the
+/// runtime stores elements): what a reduction of an empty source writes.
+pub fn identity_bytes(op: ReduceOp, ty: &str) -> Vec<u8> {
+    match (op, ty) {
+        (ReduceOp::Sum, "f16") => vec![0; 2],
+        (ReduceOp::Sum, "f32" | "u32" | "i32") | (ReduceOp::Max, "u32") => vec![0; 4],
+        (ReduceOp::Sum, _) | (ReduceOp::Max, "u64") => vec![0; 8],
+        (ReduceOp::Max, "f32") => f32::NEG_INFINITY.to_le_bytes().to_vec(),
+        (ReduceOp::Min, "f32") => f32::INFINITY.to_le_bytes().to_vec(),
+        (ReduceOp::Max, "f16") => 0xfc00u16.to_le_bytes().to_vec(),
+        (ReduceOp::Min, "f16") => 0x7c00u16.to_le_bytes().to_vec(),
+        (ReduceOp::Max, "f64") => f64::NEG_INFINITY.to_le_bytes().to_vec(),
+        (ReduceOp::Min, "f64") => f64::INFINITY.to_le_bytes().to_vec(),
+        (ReduceOp::Min, "u32") => u32::MAX.to_le_bytes().to_vec(),
+        (ReduceOp::Min, "u64") => u64::MAX.to_le_bytes().to_vec(),
+        (ReduceOp::Max, "i64") => i64::MIN.to_le_bytes().to_vec(),
+        (ReduceOp::Min, "i64") => i64::MAX.to_le_bytes().to_vec(),
+        (ReduceOp::Max, _) => i32::MIN.to_le_bytes().to_vec(),
+        (ReduceOp::Min, _) => i32::MAX.to_le_bytes().to_vec(),
+    }
+}
+
 /// The operation's identity for `ty`: 0, -inf/+inf, or the type's min/max.
 fn scalar_identity(op: ReduceOp, ty: &str) -> &'static str {
     match (op, ty) {

@@ -322,8 +322,7 @@ fn register_tiles(ty: &str, exclusive: bool) -> String {
     let mut s = format!(
         "    for (var base = start; base < end; base += {SCAN_TILE}u) {{\n        let e = base + lid.x * 8u;\n        let full = e < end && end - e > 7u;\n        var v0 = vec4<{ty}>(vyre_identity());\n        var v1 = v0;\n        if full {{\n            v0 = vyre_src4[e / 4u];\n            v1 = vyre_src4[e / 4u + 1u];\n        }} else {{\n"
     );
-    for k in 0..7u32 {
-        let (v, lane) = (k / 4, ["x", "y", "z", "w"][k as usize % 4]);
+    for (k, (v, lane)) in elements().take(7).enumerate() {
         s.push_str(&format!(
             "            if e + {k}u < end {{ v{v}.{lane} = vyre_load(e + {k}u); }}\n"
         ));
@@ -342,18 +341,23 @@ fn register_tiles(ty: &str, exclusive: bool) -> String {
             )
             .collect()
     } else {
-        ["a0.x", "a0.y", "a0.z", "a0.w", "a1.x", "a1.y", "a1.z", "a1.w"]
-            .iter()
-            .map(|a| format!("vyre_combine(pre, {a})"))
-            .collect()
+        [
+            "a0.x", "a0.y", "a0.z", "a0.w", "a1.x", "a1.y", "a1.z", "a1.w",
+        ]
+        .iter()
+        .map(|a| format!("vyre_combine(pre, {a})"))
+        .collect()
     };
+    let (first, second): (Vec<_>, Vec<_>) =
+        terms.into_iter().enumerate().partition(|(i, _)| *i < 4);
+    let join =
+        |v: Vec<(usize, String)>| v.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(", ");
     s.push_str(&format!(
         "        let o0 = vec4<{ty}>({});\n        let o1 = vec4<{ty}>({});\n        if full {{\n            vyre_dst4[e / 4u] = o0;\n            vyre_dst4[e / 4u + 1u] = o1;\n        }} else {{\n",
-        terms[..4].join(", "),
-        terms[4..].join(", ")
+        join(first),
+        join(second)
     ));
-    for k in 0..7u32 {
-        let (v, lane) = (k / 4, ["x", "y", "z", "w"][k as usize % 4]);
+    for (k, (v, lane)) in elements().take(7).enumerate() {
         s.push_str(&format!(
             "            if e + {k}u < end {{ vyre_dst[e + {k}u] = o{v}.{lane}; }}\n"
         ));
@@ -363,6 +367,11 @@ fn register_tiles(ty: &str, exclusive: bool) -> String {
         WORKGROUP - 1
     ));
     s
+}
+
+/// An invocation's 8 elements as (`vec4` 0 or 1, its component).
+fn elements() -> impl Iterator<Item = (u32, &'static str)> {
+    (0..2u32).flat_map(|v| ["x", "y", "z", "w"].map(move |lane| (v, lane)))
 }
 
 /// A scan tile's loads through workgroup memory: coalesced loads of single

@@ -23,12 +23,19 @@ pub fn spec(a: &GraphAnalysis) -> TokenStream {
         let len = extent(b.len);
         let header_bytes = Literal::u32_suffixed(b.header_bytes);
         let texture = resource_tokens(b.texture.as_ref(), b.len, &p);
+        let empty_value = match &b.empty_value {
+            Some(bytes) => {
+                let bytes = bytes.iter().map(|&x| Literal::u8_suffixed(x));
+                quote!(::core::option::Option::Some(#p::Cow::Borrowed(&[#(#bytes),*])))
+            }
+            None => quote!(::core::option::Option::None),
+        };
         let append = match b.append {
             Some(grow) => quote!(::core::option::Option::Some(#p::AppendSpec { grow: #grow })),
             None => quote!(::core::option::Option::None),
         };
         quote! {
-            #p::BufferSpec { name: #bname, class: #class, element_size: #element_size, len: #len, header_bytes: #header_bytes, texture: #texture, append: #append }
+            #p::BufferSpec { name: #bname, class: #class, element_size: #element_size, len: #len, header_bytes: #header_bytes, texture: #texture, append: #append, empty_value: #empty_value }
         }
     });
     let loops = a.loops.iter().map(|l| {

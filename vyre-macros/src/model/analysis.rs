@@ -60,6 +60,9 @@ pub struct BufferOut {
     pub texture: Option<TextureDecl>,
     /// An append buffer (`Some(grow)`).
     pub append: Option<bool>,
+    /// The bytes of the value every element holds at problem size 0 (a
+    /// reduction's identity), when the graph determines it there.
+    pub empty_value: Option<Vec<u8>>,
 }
 
 /// One unrolled node.

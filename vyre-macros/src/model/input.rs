@@ -39,6 +39,10 @@ pub struct GraphInput {
     /// Built-in reductions and scans, each with its place among `items`;
     /// lowered into kernels and nodes before the graph is analysed.
     pub reductions: Vec<ReduceDecl>,
+    /// For each `reduce` whose source is empty at problem size 0, its
+    /// destination and the identity's bytes: what that buffer holds at
+    /// n = 0 (set when reductions are lowered).
+    pub identities: Vec<(Ident, Vec<u8>)>,
 }
 
 /// The generated type's declaration.

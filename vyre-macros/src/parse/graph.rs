@@ -35,6 +35,7 @@ pub fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> GraphInput {
         buffers: Vec::new(),
         items: Vec::new(),
         reductions: Vec::new(),
+        identities: Vec::new(),
     };
     let mut errors = Diagnostics::new();
     let parser = |input: ParseStream| -> syn::Result<()> {

@@ -290,8 +290,12 @@ fn rewrite_reader(
     };
     // The source and its vector view (a scan's) give way to the producer;
     // the scan stores element by element again.
-    node.args
-        .retain(|a| !matches!(a.binding.to_string().as_str(), "src" | "vyre_src4" | "vyre_dst4"));
+    node.args.retain(|a| {
+        !matches!(
+            a.binding.to_string().as_str(),
+            "src" | "vyre_src4" | "vyre_dst4"
+        )
+    });
     for (global, target) in &producer.args {
         node.args.push(BindArg {
             binding: Ident::new(global, span),

@@ -1,0 +1,99 @@
+//! A run at problem size 0 whose outputs need no run
+//! (`Program::runs_empty`): every output is empty at n = 0 or holds its
+//! `empty_value` there (a reduction's identity over an empty source). The
+//! run is a straight line of two steps: check, then fill the sinks.
+//! Nothing is planned, allocated or submitted.
+
+use std::sync::Arc;
+
+use super::report::{RunPhases, RunReport, elapsed_ns};
+use crate::device::gpu::Gpu;
+use crate::device::io::{Feed, Sink};
+use crate::device::transfer::Source;
+use crate::plan::program::Program;
+use crate::spec::config::DispatchConfig;
+use crate::spec::error::{BackendError, Result};
+use crate::spec::plan::{BatchDispatchPlan, Topology};
+
+/// Check the feeds and sinks at n = 0, then write each output's value.
+///
+/// # Errors
+/// As `Program::check_io` at n = 0; [`BackendError::HostAllocationFailed`] when a
+/// vector sink cannot grow.
+pub(crate) fn run_empty(
+    gpu: &Gpu,
+    program: &Program,
+    feeds: &[Feed<'_>],
+    sinks: &mut [Sink<'_>],
+    config: &DispatchConfig,
+) -> Result<RunReport> {
+    let started = std::time::Instant::now();
+    // 1. Check: the same checks as any run, at n = 0.
+    program.check_io(gpu, 0, feeds, sinks, config)?;
+    let check_ns = elapsed_ns(started);
+    // 2. Fill: each output's elements, all its empty value.
+    let copier = gpu.copier(config.transfer);
+    for (sink, &b) in sinks.iter_mut().zip(&program.host_outputs) {
+        let spec = &program.spec.buffers[b];
+        let elements = usize::try_from(spec.len.eval(0)).unwrap_or(usize::MAX);
+        let value = spec.empty_value.as_deref().unwrap_or(&[]);
+        let bytes: Vec<u8> = if elements == 0 {
+            Vec::new()
+        } else {
+            value.repeat(elements)
+        };
+        match sink {
+            Sink::Host(dst) => dst.copy_from_slice(&bytes),
+            Sink::Vector(v) => {
+                let header = vec![0u8; v.target.header_size()];
+                v.target
+                    .receive(&copier, &header, Source::Plain(&bytes), elements)
+                    .map_err(|bytes| BackendError::HostAllocationFailed {
+                        buffer: spec.name.to_string(),
+                        bytes,
+                    })?;
+            }
+            Sink::Device(h) if !bytes.is_empty() => {
+                gpu.queue().write_buffer(h.buffer(), 0, &bytes);
+            }
+            Sink::Device(_) | Sink::Skip => {}
+            Sink::Texture(_) => {
+                return Err(BackendError::InvalidProgram {
+                    graph: program.spec.name.to_string(),
+                    reason: format!(
+                        "output `{}` is a texture: it has no value at n = 0",
+                        spec.name
+                    ),
+                });
+            }
+        }
+    }
+    Ok(RunReport {
+        n: 0,
+        plan: BatchDispatchPlan {
+            queue_len: 0,
+            worker_groups: 0,
+            workgroup_size_x: 0,
+            hit_capacity: 0,
+            estimated_peak_device_bytes: 0,
+            device_memory_budget_bytes: config.device_memory_budget_bytes,
+            topology: Topology::Empty,
+        },
+        cache_hit: false,
+        cache_entries: 0,
+        submissions: 0,
+        dispatches: 0,
+        record_ns: 0,
+        gpu_ns: None,
+        dispatch_gpu_ns: Vec::new(),
+        phases: RunPhases {
+            check_ns,
+            copy_ns: elapsed_ns(started).saturating_sub(check_ns),
+            ..RunPhases::default()
+        },
+        loops: Vec::new(),
+        tracks: Arc::clone(&program.tracks),
+        started: Some(started),
+        profiled: config.profile,
+    })
+}
