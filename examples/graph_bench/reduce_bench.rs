@@ -27,6 +27,8 @@
 //!   pass).
 //!
 //! Inputs are resident, so the pass's timestamps see the kernels alone.
+//! Each row has the median and the fastest of 41 samples (5 with
+//! `--quick`).
 //! Each sample starts on a busy GPU (copies just before it), after three
 //! discarded warm-up rounds.
 //! Every variant's result is checked against the CPU first. The hand
@@ -213,7 +215,10 @@ pub struct ReduceRow {
     pub workload: &'static str,
     pub n: u64,
     pub variant: &'static str,
+    /// Median GPU µs.
     pub gpu_us: f64,
+    /// Fastest GPU µs: the figure when nothing else slowed the GPU.
+    pub min_us: f64,
 }
 
 fn floats(n: usize) -> Vec<f32> {
@@ -240,7 +245,7 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
     }
     let n: usize = if quick { 1 << 20 } else { 1 << 26 };
     let small_n: usize = if quick { 1 << 18 } else { 1 << 24 };
-    let reps = if quick { 5 } else { 21 };
+    let reps = if quick { 5 } else { 41 };
     // The graph's GPU time is its pass's (two timestamps), as the hand
     // baselines'; one variant also times each dispatch, to show the cost.
     let profile = DispatchConfig::default()
@@ -464,6 +469,7 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
             workload: workload(v).0,
             n: workload(v).1,
             variant: name,
+            min_us: times[v].iter().copied().fold(f64::INFINITY, f64::min),
             gpu_us: median(&mut times[v]),
         })
         .collect())
@@ -489,8 +495,8 @@ fn check_softmax(logits: &[f32], probs: &[f32]) -> Result<(), String> {
 /// The rows as a table, with bandwidth for the whole-buffer workloads.
 pub fn print(rows: &[ReduceRow]) {
     println!(
-        "{:<22} {:>10} {:<16} {:>12} {:>10}",
-        "workload", "n", "variant", "GPU µs", "GB/s"
+        "{:<22} {:>10} {:<16} {:>12} {:>10} {:>12}",
+        "workload", "n", "variant", "GPU µs", "GB/s", "fastest µs"
     );
     for r in rows {
         let bytes = match r.workload {
@@ -501,12 +507,13 @@ pub fn print(rows: &[ReduceRow]) {
             _ => r.n as f64 * 1024.0 * 4.0 * 2.0,
         };
         println!(
-            "{:<22} {:>10} {:<16} {:>12.1} {:>10.1}",
+            "{:<22} {:>10} {:<16} {:>12.1} {:>10.1} {:>12.1}",
             r.workload,
             r.n,
             r.variant,
             r.gpu_us,
-            bytes / (r.gpu_us * 1e3)
+            bytes / (r.gpu_us * 1e3),
+            r.min_us
         );
     }
 }
@@ -517,8 +524,8 @@ pub fn json(gpu: &Gpu, quick: bool, rows: &[ReduceRow]) -> String {
         .iter()
         .map(|r| {
             format!(
-                "    {{\"workload\": \"{}\", \"n\": {}, \"variant\": \"{}\", \"gpu_us\": {:.3}}}",
-                r.workload, r.n, r.variant, r.gpu_us
+                "    {{\"workload\": \"{}\", \"n\": {}, \"variant\": \"{}\", \"gpu_us\": {:.3}, \"min_us\": {:.3}}}",
+                r.workload, r.n, r.variant, r.gpu_us, r.min_us
             )
         })
         .collect();

@@ -284,6 +284,48 @@ fn scan_segments_as(g: u32, k: u32, subgroups: bool, scalar: bool) -> String {
     s
 }
 
+/// The graph's scan pass in registers (one segment of `per` quads per
+/// workgroup, tiles of `256 k` quads), with a ping-pong Hillis-Steele scan
+/// of the invocation totals (one barrier a step instead of two) and/or the
+/// next tile's loads issued before this tile's scan (`prefetch`).
+fn scan_registers(g: u32, k: u32, pingpong: bool, prefetch: bool) -> String {
+    let tile = 256 * k;
+    let mut s = format!(
+        "@group(0) @binding(0) var<storage, read> x: array<vec4<u32>>;\n@group(0) @binding(1) var<storage, read> offs: array<u32>;\n@group(0) @binding(2) var<storage, read_write> y: array<vec4<u32>>;\nvar<workgroup> t: array<u32, 512>;\n@compute @workgroup_size(256)\nfn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {{\n    let n4 = arrayLength(&x);\n    let per = ((n4 + {g}u - 1u) / {g}u + {t1}u) / {tile}u * {tile}u;\n    let start = min(w.x * per, n4);\n    let end = min(start + per, n4);\n    var carry = offs[w.x];\n    var nv: array<vec4<u32>, {k}>;\n",
+        t1 = tile - 1
+    );
+    let load = |at: &str| {
+        format!(
+            "        for (var j = 0u; j < {k}u; j++) {{ nv[j] = vec4<u32>(0u); if {at} + l.x * {k}u + j < end {{ nv[j] = x[{at} + l.x * {k}u + j]; }} }}\n"
+        )
+    };
+    if prefetch {
+        s.push_str(&load("start"));
+    }
+    s.push_str(&format!(
+        "    for (var base = start; base < end; base += {tile}u) {{\n        let i = base + l.x * {k}u;\n"
+    ));
+    if prefetch {
+        s.push_str("        var v = nv;\n");
+        s.push_str(&load(&format!("(base + {tile}u)")));
+    } else {
+        s.push_str(&load("base"));
+        s.push_str("        var v = nv;\n");
+    }
+    s.push_str(&format!(
+        "        var tot = 0u;\n        for (var j = 0u; j < {k}u; j++) {{\n            var e = v[j];\n            e.x += tot;\n            e.y += e.x;\n            e.z += e.y;\n            e.w += e.z;\n            tot = e.w;\n            v[j] = e;\n        }}\n        t[l.x] = tot;\n        workgroupBarrier();\n"
+    ));
+    if pingpong {
+        s.push_str("        var src = 0u;\n        for (var d = 1u; d < 256u; d <<= 1u) {\n            var q = t[src + l.x];\n            if l.x >= d { q += t[src + l.x - d]; }\n            t[256u - src + l.x] = q;\n            src = 256u - src;\n            workgroupBarrier();\n        }\n        let all = t[src + 255u];\n        let ex = carry + t[src + l.x] - tot;\n        workgroupBarrier();\n");
+    } else {
+        s.push_str("        for (var d = 1u; d < 256u; d <<= 1u) {\n            var q = t[l.x];\n            if l.x >= d { q += t[l.x - d]; }\n            workgroupBarrier();\n            t[l.x] = q;\n            workgroupBarrier();\n        }\n        let all = t[255];\n        let ex = carry + t[l.x] - tot;\n        workgroupBarrier();\n");
+    }
+    s.push_str(&format!(
+        "        for (var j = 0u; j < {k}u; j++) {{\n            let e = v[j];\n            var prev = ex;\n            if j > 0u {{ prev = ex + v[j - 1u].w; }}\n            if i + j < end {{ y[i + j] = vec4<u32>(prev, ex + e.x, ex + e.y, ex + e.z); }}\n        }}\n        carry += all;\n    }}\n}}\n"
+    ));
+    s
+}
+
 fn read(gpu: &Gpu, buf: &wgpu::Buffer, len: u64) -> Vec<u8> {
     let device = gpu.device();
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
@@ -460,8 +502,35 @@ fn scan_candidates(gpu: &Gpu, x: &wgpu::Buffer, n: u64, sub: bool) -> Vec<Candid
     // Earlier: g in {1024, 2048}, k in {1, 2, 4}, with subgroups and
     // scalar quads (see the sum's note).
     let _ = sub;
-    let configs: Vec<(u32, u32, bool, bool)> =
-        vec![(1024, 2, false, false), (2048, 2, false, false)];
+    let configs: Vec<(u32, u32, bool, bool)> = vec![(2048, 2, false, false)];
+    for (k, pingpong, prefetch) in [
+        (2, false, false),
+        (2, true, false),
+        (2, false, true),
+        (2, true, true),
+        (4, true, false),
+        (4, true, true),
+    ] {
+        let g = 2048u32;
+        let tot = storage(gpu, u64::from(g) * 4);
+        let offs = storage(gpu, u64::from(g) * 4);
+        let y = storage(gpu, n * 4);
+        let steps = vec![
+            step(gpu, &sum_level1("u32", g, 2, 256 * k, false), &[x, &tot], g),
+            step(gpu, &scan_offsets(g), &[&tot, &offs], 1),
+            step(gpu, &scan_registers(g, k, pingpong, prefetch), &[x, &offs, &y], g),
+        ];
+        out.push(Candidate {
+            name: format!(
+                "scan g{g} k{k} registers{}{}",
+                if pingpong { " pingpong" } else { "" },
+                if prefetch { " prefetch" } else { "" }
+            ),
+            steps,
+            out: y,
+            out_len: n * 4,
+        });
+    }
     for (g, k, sg, scalar) in configs {
         let tot = storage(gpu, u64::from(g) * 4);
         let offs = storage(gpu, u64::from(g) * 4);
