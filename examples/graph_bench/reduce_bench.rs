@@ -371,10 +371,16 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
         "scan graph, dispatch times",
         "read ceiling",
         "copy ceiling",
+        "read ceiling 2^24",
     ];
     // The ceilings, on the sum's floats (loaded once).
     let read_ceiling = HandGraph::new(gpu, &graphs::ReadCeiling::SPEC, n as u64);
     let copy_ceiling = HandGraph::new(gpu, &graphs::CopyCeiling::SPEC, n as u64);
+    let read_small = HandGraph::new(gpu, &graphs::ReadCeiling::SPEC, small_n as u64);
+    read_small.run(
+        &[bytemuck::cast_slice(xs)],
+        &mut [bytemuck::cast_slice_mut(&mut out1[..])],
+    );
     let mut copied = vec![0f32; n];
     read_ceiling.run(
         &[bytemuck::cast_slice(&x)],
@@ -433,6 +439,7 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
                 16 => us((sum.run_reported(&each, &hxs)?.1.gpu_ns,)),
                 18 => read_ceiling.gpu_ns_per_node(gpu, &[]).map(|t| t / 1e3),
                 19 => copy_ceiling.gpu_ns_per_node(gpu, &[]).map(|t| t / 1e3),
+                20 => read_small.gpu_ns_per_node(gpu, &[]).map(|t| t / 1e3),
                 17 => us((scan.run_reported(&each, &hu)?.1.gpu_ns,)),
                 _ => match &sum_sub {
                     Some(g) => us((g
@@ -460,6 +467,7 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
         17 => ("exclusive_scan_u32", n as u64),
         18 => ("read_ceiling_f32", n as u64),
         19 => ("copy_ceiling_f32", n as u64),
+        20 => ("read_ceiling_f32", small_n as u64),
         _ => ("softmax_rows_x1024", rows as u64),
     };
     Ok(names

@@ -326,6 +326,15 @@ fn scan_registers(g: u32, k: u32, pingpong: bool, prefetch: bool) -> String {
     s
 }
 
+/// The scan pass with coalesced `vec4` loads and stores: invocation `l`
+/// takes quads `l` and `256 + l` of a tile of 512, a Hillis-Steele scan
+/// of the 512 quad totals (u32: any order gives the same bits).
+fn scan_coalesced(g: u32) -> String {
+    format!(
+        "@group(0) @binding(0) var<storage, read> x: array<vec4<u32>>;\n@group(0) @binding(1) var<storage, read> offs: array<u32>;\n@group(0) @binding(2) var<storage, read_write> y: array<vec4<u32>>;\nvar<workgroup> t: array<u32, 512>;\n@compute @workgroup_size(256)\nfn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {{\n    let n4 = arrayLength(&x);\n    let per = ((n4 + {g}u - 1u) / {g}u + 511u) / 512u * 512u;\n    let start = min(w.x * per, n4);\n    let end = min(start + per, n4);\n    var carry = offs[w.x];\n    for (var base = start; base < end; base += 512u) {{\n        let qa = base + l.x;\n        let qb = base + 256u + l.x;\n        var a = vec4<u32>(0u);\n        var b = vec4<u32>(0u);\n        if qa < end {{ a = x[qa]; }}\n        if qb < end {{ b = x[qb]; }}\n        a.y += a.x; a.z += a.y; a.w += a.z;\n        b.y += b.x; b.z += b.y; b.w += b.z;\n        t[l.x] = a.w;\n        t[256u + l.x] = b.w;\n        workgroupBarrier();\n        for (var d = 1u; d < 512u; d <<= 1u) {{\n            var va = t[l.x];\n            if l.x >= d {{ va += t[l.x - d]; }}\n            var vb = t[256u + l.x];\n            if 256u + l.x >= d {{ vb += t[256u + l.x - d]; }}\n            workgroupBarrier();\n            t[l.x] = va;\n            t[256u + l.x] = vb;\n            workgroupBarrier();\n        }}\n        let pa = carry + t[l.x] - a.w;\n        let pb = carry + t[256u + l.x] - b.w;\n        if qa < end {{ y[qa] = vec4<u32>(pa, pa + a.x, pa + a.y, pa + a.z); }}\n        if qb < end {{ y[qb] = vec4<u32>(pb, pb + b.x, pb + b.y, pb + b.z); }}\n        carry += t[511];\n        workgroupBarrier();\n    }}\n}}\n"
+    )
+}
+
 fn read(gpu: &Gpu, buf: &wgpu::Buffer, len: u64) -> Vec<u8> {
     let device = gpu.device();
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
@@ -503,15 +512,66 @@ fn scan_candidates(gpu: &Gpu, x: &wgpu::Buffer, n: u64, sub: bool) -> Vec<Candid
     // scalar quads (see the sum's note).
     let _ = sub;
     let configs: Vec<(u32, u32, bool, bool)> = vec![(2048, 2, false, false)];
-    for (k, pingpong, prefetch) in [
-        (2, false, false),
-        (2, true, false),
-        (2, false, true),
-        (2, true, true),
-        (4, true, false),
-        (4, true, true),
-    ] {
+    // Parts, not checked: the scan pass alone (offsets of 0), the same
+    // without the workgroup's scan of its totals, and the copy and read
+    // ceilings of the same buffers.
+    {
         let g = 2048u32;
+        let offs = storage(gpu, u64::from(g) * 4);
+        let y = storage(gpu, n * 4);
+        let pass = scan_registers(g, 2, false, false);
+        let hs = "        for (var d = 1u; d < 256u; d <<= 1u) {\n            var q = t[l.x];\n            if l.x >= d { q += t[l.x - d]; }\n            workgroupBarrier();\n            t[l.x] = q;\n            workgroupBarrier();\n        }\n";
+        let copy = "@group(0) @binding(0) var<storage, read> x: array<vec4<u32>>;\n@group(0) @binding(1) var<storage, read_write> y: array<vec4<u32>>;\n@compute @workgroup_size(256)\nfn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {\n    let n = arrayLength(&x);\n    let i = w.x * 2048u + l.x;\n    for (var j = i; j < min(i + 2048u, n); j += 256u) { y[j] = x[j]; }\n}\n";
+        let read = "@group(0) @binding(0) var<storage, read> x: array<vec4<u32>>;\n@group(0) @binding(1) var<storage, read_write> s: array<vec4<u32>>;\n@compute @workgroup_size(256)\nfn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {\n    let n = arrayLength(&x);\n    let i = w.x * 2048u + l.x;\n    var a = vec4<u32>(0u);\n    for (var j = i; j < min(i + 2048u, n); j += 256u) { a ^= x[j]; }\n    if all(a == vec4<u32>(0x9e3779b9u)) { s[0] = a; }\n}\n";
+        let groups = u32::try_from(n.div_ceil(8192)).unwrap_or(u32::MAX);
+        let parts = [
+            ("scan pass alone (part)", pass.clone(), vec![x, &offs, &y], g),
+            ("scan pass without its workgroup scan (part)", pass.replace(hs, ""), vec![x, &offs, &y], g),
+            ("copy ceiling (part)", copy.to_owned(), vec![x, &y], groups),
+            (
+                "copy in pairs (part)",
+                copy.replace(
+                    "    for (var j = i; j < min(i + 2048u, n); j += 256u) { y[j] = x[j]; }
+",
+                    "    let p = w.x * 2048u + 2u * l.x;
+    for (var j = p; j < min(w.x * 2048u + 2048u, n); j += 512u) { y[j] = x[j]; y[j + 1u] = x[j + 1u]; }
+",
+                ),
+                vec![x, &y],
+                groups,
+            ),
+            ("scan pass coalesced alone (part)", scan_coalesced(g), vec![x, &offs, &y], g),
+            ("read ceiling (part)", read.to_owned(), vec![x, &offs], groups),
+        ];
+        for (name, wgsl, buffers, groups) in parts {
+            out.push(Candidate {
+                name: name.to_owned(),
+                steps: vec![step(gpu, &wgsl, &buffers, groups)],
+                out: storage(gpu, 4),
+                out_len: 4,
+            });
+        }
+    }
+    // Earlier: ping-pong and prefetch (no gain), 16 elements per
+    // invocation (much slower); now segments of 8,192 and 16,384 too.
+    for g in [2048u32, 4096] {
+        let tot = storage(gpu, u64::from(g) * 4);
+        let offs = storage(gpu, u64::from(g) * 4);
+        let y = storage(gpu, n * 4);
+        let steps = vec![
+            step(gpu, &sum_level1("u32", g, 2, 512, false), &[x, &tot], g),
+            step(gpu, &scan_offsets(g), &[&tot, &offs], 1),
+            step(gpu, &scan_coalesced(g), &[x, &offs, &y], g),
+        ];
+        out.push(Candidate {
+            name: format!("scan g{g} coalesced"),
+            steps,
+            out: y,
+            out_len: n * 4,
+        });
+    }
+    // Earlier: segments of 8,192 elements (slower).
+    for (g, k, pingpong, prefetch) in [(2048u32, 2, false, false), (4096, 2, false, false)] {
         let tot = storage(gpu, u64::from(g) * 4);
         let offs = storage(gpu, u64::from(g) * 4);
         let y = storage(gpu, n * 4);
@@ -581,7 +641,7 @@ pub fn probe(quick: bool) -> Result<(), Box<dyn std::error::Error>> {
     } else {
         &[1 << 24, 1 << 26]
     };
-    let reps = if quick { 3 } else { 15 };
+    let reps = if quick { 3 } else { 25 };
     for &n in sizes {
         let u = random_u32(n as usize, 11);
         let f: Vec<f32> = u.iter().map(|&v| (v >> 8) as f32 / 16_777_216.0).collect();
@@ -605,6 +665,9 @@ pub fn probe(quick: bool) -> Result<(), Box<dyn std::error::Error>> {
         for (i, c) in all.iter().enumerate() {
             time_ns(gpu, c);
             let got = read(gpu, &c.out, c.out_len);
+            if c.name.ends_with("(part)") {
+                continue;
+            }
             if i < sums {
                 let s: f64 = bytemuck::cast_slice::<u8, f32>(&got)
                     .iter()
@@ -655,24 +718,29 @@ pub fn probe(quick: bool) -> Result<(), Box<dyn std::error::Error>> {
                     .map(|t| t as f64 / 1e3),
             );
         }
+        let fastest = |t: &[f64]| t.iter().copied().fold(f64::INFINITY, f64::min);
         println!(
-            "probe n={n:<10} {:<28} {:>9.1} µs",
+            "probe n={n:<10} {:<28} {:>9.1} µs (fastest {:.1})",
             "graph sum (resident)",
-            median(&mut gs)
+            median(&mut gs),
+            fastest(&gs)
         );
         println!(
-            "probe n={n:<10} {:<28} {:>9.1} µs",
+            "probe n={n:<10} {:<28} {:>9.1} µs (fastest {:.1})",
             "graph scan (resident)",
-            median(&mut gc)
+            median(&mut gc),
+            fastest(&gc)
         );
         for (i, c) in all.iter().enumerate() {
+            let fast = fastest(&times[i]);
             let us = median(&mut times[i]);
             let bytes = if i < sums { n * 4 } else { n * 8 };
             println!(
-                "probe n={n:<10} {:<28} {:>9.1} µs {:>8.1} GB/s",
+                "probe n={n:<10} {:<28} {:>9.1} µs {:>8.1} GB/s  fastest {:>8.1} µs",
                 c.name,
                 us,
-                bytes as f64 / (us * 1e3)
+                bytes as f64 / (us * 1e3),
+                fast
             );
         }
     }
