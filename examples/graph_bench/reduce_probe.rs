@@ -578,7 +578,12 @@ fn scan_candidates(gpu: &Gpu, x: &wgpu::Buffer, n: u64, sub: bool) -> Vec<Candid
         let steps = vec![
             step(gpu, &sum_level1("u32", g, 2, 256 * k, false), &[x, &tot], g),
             step(gpu, &scan_offsets(g), &[&tot, &offs], 1),
-            step(gpu, &scan_registers(g, k, pingpong, prefetch), &[x, &offs, &y], g),
+            step(
+                gpu,
+                &scan_registers(g, k, pingpong, prefetch),
+                &[x, &offs, &y],
+                g,
+            ),
         ];
         out.push(Candidate {
             name: format!(
