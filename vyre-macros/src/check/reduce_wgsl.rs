@@ -10,19 +10,20 @@
 //!   values in a fixed tree, then a fixed binary tree in workgroup memory
 //!   combines the 256 invocations' values; the result goes to
 //!   `dst[workgroup]`.
-//! - `scan`: the segment is scanned in tiles of 2,048 elements: coalesced
-//!   loads into workgroup memory (padded one word in 32, so that the reads
-//!   of consecutive elements by one invocation do not collide in banks),
-//!   each invocation scans its 8 consecutive elements, a Hillis-Steele scan
-//!   of the 256 invocation totals, then a coalesced store. The carry into
-//!   the segment is `offs[workgroup]` (the combined earlier segments) or the
-//!   identity.
+//! - `scan`: the segment is scanned in tiles of 2,048 elements, 512 quads
+//!   of 4; invocation `lid` owns quads `lid` and `256 + lid` (coalesced
+//!   `vec4` loads and stores through vector views of a plain source and
+//!   output, or single elements through workgroup memory padded one word
+//!   in 32), combines each quad from the identity, and a Hillis-Steele
+//!   scan combines the 512 quad totals. The carry into the segment is
+//!   `offs[workgroup]` (the combined earlier segments) or the identity.
 //!
-//! Loads are of single elements (no vector loads), so that a source fused
-//! on read (an element-wise producer computing element `i`) combines in
-//! exactly the order of the buffer it replaces: fused and unfused give the
-//! same bits. On the H200 the coalesced scalar loads with 8 in flight read
-//! within 3% of `vec4` loads at 2^24 elements (`GRAPH_BENCH_PROBE=reduce`).
+//! A reduction loads single elements, so that a source fused on read (an
+//! element-wise producer computing element `i`) combines in exactly the
+//! order of the buffer it replaces: fused and unfused give the same bits.
+//! On the H200 the coalesced scalar loads with 8 in flight read within 3%
+//! of `vec4` loads at 2^24 elements (`GRAPH_BENCH_PROBE=reduce`). A scan's
+//! paths all combine in the same order too.
 //!
 //! Float `max`/`min` return NaN when any element is NaN, and order `-0`
 //! below `+0`; integer `sum` wraps (WGSL's `+`).
@@ -258,6 +259,14 @@ fn lanes_loop() -> String {
 
 /// A scan level: segment `w` of `src` scanned into `dst`, starting from
 /// `offs[w]` when `offsets`, else from the identity.
+///
+/// Each tile of [`SCAN_TILE`] elements is 512 *quads* of 4 consecutive
+/// elements; invocation `lid` owns quads `lid` and `256 + lid`, so that
+/// its loads and stores of whole quads are coalesced. Each quad is
+/// combined from the identity in order, a Hillis-Steele scan combines the
+/// 512 quad totals, and each element is the carry, the earlier quads and
+/// its own quad's elements, combined in that fixed order whatever path
+/// the elements take ([`QuadIo`]): fused and unfused give the same bits.
 pub fn scan_kernel(
     op: ReduceOp,
     ty: &str,
@@ -266,8 +275,6 @@ pub fn scan_kernel(
     offsets: bool,
     src: &Source,
 ) -> String {
-    let per = SCAN_TILE / WORKGROUP;
-    let exclusive = kind == ReduceKind::Exclusive;
     let mut s = prelude(op, ty, &format!("scan {}", op.name()));
     s.push_str(&src.text(ty));
     let b = src.next_binding;
@@ -277,136 +284,157 @@ pub fn scan_kernel(
         ));
     }
     let b = b + 1;
+    let io = QuadIo::of(src, segment);
     s.push_str(&format!(
-        "@group(0) @binding({b}) var<storage, read_write> vyre_dst: array<{ty}>;\nvar<workgroup> tile: array<{ty}, {PADDED_TILE}>;\nvar<workgroup> sums: array<{ty}, {WORKGROUP}>;\n\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n"
+        "@group(0) @binding({b}) var<storage, read_write> vyre_dst: array<{ty}>;\n"
     ));
-    let quads = src.vector && matches!(segment, Segment::Fixed(k) if k % 4 == 0);
-    let loads = if quads {
-        vector_loads(ty, b + 1, &mut s)
+    if io != QuadIo::Tile {
+        s.push_str(&format!(
+            "@group(0) @binding({}) var<storage, read> vyre_src4: array<vec4<{ty}>>;\n",
+            b + 1
+        ));
+    }
+    if io == QuadIo::Registers {
+        s.push_str(&format!(
+            "@group(0) @binding({}) var<storage, read_write> vyre_dst4: array<vec4<{ty}>>;\n",
+            b + 2
+        ));
     } else {
-        scalar_loads()
-    };
+        s.push_str(&format!(
+            "var<workgroup> tile: array<{ty}, {PADDED_TILE}>;\n"
+        ));
+    }
+    s.push_str(&format!(
+        "var<workgroup> sums: array<{ty}, {}>;\n\n@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{\n",
+        2 * WORKGROUP
+    ));
     s.push_str(&bounds(segment, src));
     s.push_str("    var carry = vyre_identity();\n");
     if offsets {
         s.push_str("    if w < arrayLength(&vyre_offs) { carry = vyre_offs[w]; }\n");
     }
-    if quads && src.store4 {
-        // Its destination's vector view in place of the tile.
-        let tile = format!("var<workgroup> tile: array<{ty}, {PADDED_TILE}>;\n");
-        let view = format!(
-            "@group(0) @binding({}) var<storage, read_write> vyre_dst4: array<vec4<{ty}>>;\n",
-            b + 2
-        );
-        let mut s = s.replacen(&tile, &view, 1);
-        s.push_str(&register_tiles(ty, exclusive));
-        return s;
-    }
     s.push_str(&format!(
-        "    for (var base = start; base < end; base += {SCAN_TILE}u) {{\n{}        sums[lid.x] = acc;\n        workgroupBarrier();\n        for (var d = 1u; d < {WORKGROUP}u; d <<= 1u) {{\n            var t = sums[lid.x];\n            if lid.x >= d {{ t = vyre_combine(sums[lid.x - d], t); }}\n            workgroupBarrier();\n            sums[lid.x] = t;\n            workgroupBarrier();\n        }}\n        var pre = carry;\n        if lid.x > 0u {{ pre = vyre_combine(carry, sums[lid.x - 1u]); }}\n        var prev = pre;\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            let inc = vyre_combine(pre, tile[j + (j >> 5u)]);\n            tile[j + (j >> 5u)] = {};\n            prev = inc;\n        }}\n        carry = vyre_combine(carry, sums[{}u]);\n        workgroupBarrier();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            if base + j < end {{ vyre_dst[base + j] = tile[j + (j >> 5u)]; }}\n        }}\n        workgroupBarrier();\n    }}\n}}\n",
-        loads,
-        if exclusive { "prev" } else { "inc" },
-        WORKGROUP - 1
+        "    for (var base = start; base < end; base += {SCAN_TILE}u) {{\n        // This invocation's quads: elements ea.. and eb.. of the tile.\n        let ea = base + 4u * lid.x;\n        let eb = ea + {}u;\n        var va = vec4<{ty}>(vyre_identity());\n        var vb = va;\n",
+        4 * WORKGROUP
+    ));
+    s.push_str(&io.loads());
+    s.push_str(&quad_scan(kind == ReduceKind::Exclusive));
+    s.push_str(&io.stores());
+    s.push_str(&format!(
+        "        carry = vyre_combine(carry, sums[{}u]);\n        workgroupBarrier();\n    }}\n}}\n",
+        2 * WORKGROUP - 1
     ));
     s
 }
 
-/// The tiles of a scan that loads and stores whole `vec4`s (`vyre_src4`,
-/// and `vyre_dst4` at `binding`): each invocation scans its 8 consecutive
-/// elements in registers, in the order of [`scalar_loads`] (so the same
-/// bits), the 256 totals are scanned as there, and each invocation stores
-/// its two `vec4`s (a partial last 8 element by element through
-/// `vyre_dst`). No tile in workgroup memory: the H200 probe's fastest
-/// scan.
-fn register_tiles(ty: &str, exclusive: bool) -> String {
-    let mut s = format!(
-        "    for (var base = start; base < end; base += {SCAN_TILE}u) {{\n        let e = base + lid.x * 8u;\n        let full = e < end && end - e > 7u;\n        var v0 = vec4<{ty}>(vyre_identity());\n        var v1 = v0;\n        if full {{\n            v0 = vyre_src4[e / 4u];\n            v1 = vyre_src4[e / 4u + 1u];\n        }} else {{\n"
-    );
-    for (k, (v, lane)) in elements().take(7).enumerate() {
-        s.push_str(&format!(
-            "            if e + {k}u < end {{ v{v}.{lane} = vyre_load(e + {k}u); }}\n"
-        ));
+/// How a scan's quads come and go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum QuadIo {
+    /// Coalesced loads of single elements into workgroup memory (a source
+    /// fused on read, or segments that are not whole quads), stores
+    /// through it.
+    Tile,
+    /// Whole quads from `vyre_src4`; stores through workgroup memory, one
+    /// element each (a consumer fused on write reads those stores).
+    Vectors,
+    /// Whole quads from `vyre_src4` and to `vyre_dst4`, no workgroup
+    /// memory but the totals.
+    Registers,
+}
+
+impl QuadIo {
+    fn of(src: &Source, segment: Segment) -> QuadIo {
+        let quads = src.vector && matches!(segment, Segment::Fixed(k) if k % 4 == 0);
+        match (quads, src.store4) {
+            (false, _) => QuadIo::Tile,
+            (true, false) => QuadIo::Vectors,
+            (true, true) => QuadIo::Registers,
+        }
     }
-    s.push_str("        }\n");
-    // a0, a1: the running combination from the identity.
-    s.push_str(&format!(
-        "        var a0 = v0;\n        var a1 = v1;\n        a0.x = vyre_combine(vyre_identity(), v0.x);\n        a0.y = vyre_combine(a0.x, v0.y);\n        a0.z = vyre_combine(a0.y, v0.z);\n        a0.w = vyre_combine(a0.z, v0.w);\n        a1.x = vyre_combine(a0.w, v1.x);\n        a1.y = vyre_combine(a1.x, v1.y);\n        a1.z = vyre_combine(a1.y, v1.z);\n        a1.w = vyre_combine(a1.z, v1.w);\n        sums[lid.x] = a1.w;\n        workgroupBarrier();\n        for (var d = 1u; d < {WORKGROUP}u; d <<= 1u) {{\n            var t = sums[lid.x];\n            if lid.x >= d {{ t = vyre_combine(sums[lid.x - d], t); }}\n            workgroupBarrier();\n            sums[lid.x] = t;\n            workgroupBarrier();\n        }}\n        var pre = carry;\n        if lid.x > 0u {{ pre = vyre_combine(carry, sums[lid.x - 1u]); }}\n"
-    ));
-    let terms: Vec<String> = if exclusive {
-        std::iter::once("pre".to_owned())
-            .chain(
-                ["a0.x", "a0.y", "a0.z", "a0.w", "a1.x", "a1.y", "a1.z"]
-                    .iter()
-                    .map(|a| format!("vyre_combine(pre, {a})")),
-            )
-            .collect()
-    } else {
-        [
-            "a0.x", "a0.y", "a0.z", "a0.w", "a1.x", "a1.y", "a1.z", "a1.w",
-        ]
+
+    /// `va` and `vb` from the source (the identity past `end`).
+    fn loads(self) -> String {
+        match self {
+            QuadIo::Tile => format!(
+                "        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            var v = vyre_identity();\n            if base + j < end {{ v = vyre_load(base + j); }}\n            tile[j + (j >> 5u)] = v;\n        }}\n        workgroupBarrier();\n{}",
+                quad_lanes(|q, e, lane| format!(
+                    "        {{ let j = {e}u + 4u * lid.x; v{q}.{lane} = tile[j + (j >> 5u)]; }}\n"
+                )),
+                per = SCAN_TILE / WORKGROUP
+            ),
+            QuadIo::Vectors | QuadIo::Registers => ["a", "b"]
+                .map(|q| {
+                    format!(
+                        "        if e{q} < end && end - e{q} > 3u {{\n            v{q} = vyre_src4[e{q} / 4u];\n        }} else {{\n            if e{q} < end {{ v{q}.x = vyre_load(e{q}); }}\n            if e{q} + 1u < end {{ v{q}.y = vyre_load(e{q} + 1u); }}\n            if e{q} + 2u < end {{ v{q}.z = vyre_load(e{q} + 2u); }}\n        }}\n"
+                    )
+                })
+                .concat(),
+        }
+    }
+
+    /// `oa` and `ob` to the destination.
+    fn stores(self) -> String {
+        match self {
+            QuadIo::Tile | QuadIo::Vectors => format!(
+                "        workgroupBarrier();\n{}        workgroupBarrier();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            if base + j < end {{ vyre_dst[base + j] = tile[j + (j >> 5u)]; }}\n        }}\n",
+                quad_lanes(|q, e, lane| format!(
+                    "        {{ let j = {e}u + 4u * lid.x; tile[j + (j >> 5u)] = o{q}.{lane}; }}\n"
+                )),
+                per = SCAN_TILE / WORKGROUP
+            ),
+            QuadIo::Registers => ["a", "b"]
+                .map(|q| {
+                    format!(
+                        "        if e{q} < end && end - e{q} > 3u {{\n            vyre_dst4[e{q} / 4u] = o{q};\n        }} else {{\n            if e{q} < end {{ vyre_dst[e{q}] = o{q}.x; }}\n            if e{q} + 1u < end {{ vyre_dst[e{q} + 1u] = o{q}.y; }}\n            if e{q} + 2u < end {{ vyre_dst[e{q} + 2u] = o{q}.z; }}\n        }}\n"
+                    )
+                })
+                .concat(),
+        }
+    }
+}
+
+/// `f(quad, lane, e)` for each element of quads `a` (`va`, `oa`) and `b`,
+/// concatenated: the element is `e + 4 * lid` of the tile.
+fn quad_lanes(f: impl Fn(&str, u64, &str) -> String) -> String {
+    [("a", 0), ("b", 4 * WORKGROUP)]
         .iter()
-        .map(|a| format!("vyre_combine(pre, {a})"))
+        .flat_map(|&(q, first)| {
+            ["x", "y", "z", "w"]
+                .iter()
+                .zip(0u64..)
+                .map(move |(&lane, c)| (q, first + c, lane))
+        })
+        .map(|(q, e, lane)| f(q, e, lane))
         .collect()
-    };
-    let (first, second): (Vec<_>, Vec<_>) =
-        terms.into_iter().enumerate().partition(|(i, _)| *i < 4);
-    let join =
-        |v: Vec<(usize, String)>| v.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(", ");
-    s.push_str(&format!(
-        "        let o0 = vec4<{ty}>({});\n        let o1 = vec4<{ty}>({});\n        if full {{\n            vyre_dst4[e / 4u] = o0;\n            vyre_dst4[e / 4u + 1u] = o1;\n        }} else {{\n",
-        join(first),
-        join(second)
-    ));
-    for (k, (v, lane)) in elements().take(7).enumerate() {
+}
+
+/// From `va`, `vb`: each quad combined from the identity (`ra`, `rb`), the
+/// 512 quad totals scanned in `sums`, and the outputs `oa`, `ob`.
+fn quad_scan(exclusive: bool) -> String {
+    let mut s = String::new();
+    for q in ["a", "b"] {
         s.push_str(&format!(
-            "            if e + {k}u < end {{ vyre_dst[e + {k}u] = o{v}.{lane}; }}\n"
+            "        var r{q} = v{q};\n        r{q}.x = vyre_combine(vyre_identity(), v{q}.x);\n        r{q}.y = vyre_combine(r{q}.x, v{q}.y);\n        r{q}.z = vyre_combine(r{q}.y, v{q}.z);\n        r{q}.w = vyre_combine(r{q}.z, v{q}.w);\n"
         ));
     }
     s.push_str(&format!(
-        "        }}\n        carry = vyre_combine(carry, sums[{}u]);\n        workgroupBarrier();\n    }}\n}}\n",
-        WORKGROUP - 1
+        "        sums[lid.x] = ra.w;\n        sums[{w}u + lid.x] = rb.w;\n        workgroupBarrier();\n        for (var d = 1u; d < {all}u; d <<= 1u) {{\n            var ta = sums[lid.x];\n            if lid.x >= d {{ ta = vyre_combine(sums[lid.x - d], ta); }}\n            let tb = vyre_combine(sums[{w}u + lid.x - d], sums[{w}u + lid.x]);\n            workgroupBarrier();\n            sums[lid.x] = ta;\n            sums[{w}u + lid.x] = tb;\n            workgroupBarrier();\n        }}\n        var pa = carry;\n        if lid.x > 0u {{ pa = vyre_combine(carry, sums[lid.x - 1u]); }}\n        let pb = vyre_combine(carry, sums[{}u + lid.x]);\n",
+        WORKGROUP - 1,
+        w = WORKGROUP,
+        all = 2 * WORKGROUP
     ));
-    s
-}
-
-/// An invocation's 8 elements as (`vec4` 0 or 1, its component).
-fn elements() -> impl Iterator<Item = (u32, &'static str)> {
-    (0..2u32).flat_map(|v| ["x", "y", "z", "w"].map(move |lane| (v, lane)))
-}
-
-/// A scan tile's loads through workgroup memory: coalesced loads of single
-/// elements, then each invocation's 8 consecutive elements scanned in
-/// `tile`, their combination in `acc`.
-fn scalar_loads() -> String {
-    let per = SCAN_TILE / WORKGROUP;
-    format!(
-        "        for (var k = 0u; k < {per}u; k++) {{\n            let j = k * {WORKGROUP}u + lid.x;\n            var v = vyre_identity();\n            if base + j < end {{ v = vyre_load(base + j); }}\n            tile[j + (j >> 5u)] = v;\n        }}\n        workgroupBarrier();\n        var acc = vyre_identity();\n        for (var k = 0u; k < {per}u; k++) {{\n            let j = lid.x * {per}u + k;\n            acc = vyre_combine(acc, tile[j + (j >> 5u)]);\n            tile[j + (j >> 5u)] = acc;\n        }}\n"
-    )
-}
-
-/// The same as [`scalar_loads`], the same elements to each invocation in
-/// the same order (so the same bits), but loaded as two `vec4`s straight
-/// into registers through `vyre_src4` (a partial last `vec4` element by
-/// element); adds the `vyre_src4` binding to `decls`.
-fn vector_loads(ty: &str, binding: u32, decls: &mut String) -> String {
-    let at = decls.find("var<workgroup>").unwrap_or(decls.len());
-    decls.insert_str(
-        at,
-        &format!(
-            "@group(0) @binding({binding}) var<storage, read> vyre_src4: array<vec4<{ty}>>;\n"
-        ),
-    );
-    let per = SCAN_TILE / WORKGROUP;
-    let mut s = format!(
-        "        var acc = vyre_identity();\n        for (var h = 0u; h < {}u; h++) {{\n            let e = base + lid.x * {per}u + h * 4u;\n            var v = vec4<{ty}>(vyre_identity());\n            if e < end && end - e > 3u {{\n                v = vyre_src4[e / 4u];\n            }} else {{\n                if e < end {{ v.x = vyre_load(e); }}\n                if e + 1u < end {{ v.y = vyre_load(e + 1u); }}\n                if e + 2u < end {{ v.z = vyre_load(e + 2u); }}\n            }}\n",
-        per / 4
-    );
-    for (l, lane) in ["x", "y", "z", "w"].iter().enumerate() {
-        s.push_str(&format!(
-            "            acc = vyre_combine(acc, v.{lane});\n            {{ let j = lid.x * {per}u + h * 4u + {l}u; tile[j + (j >> 5u)] = acc; }}\n"
-        ));
+    for q in ["a", "b"] {
+        let lanes = if exclusive {
+            format!(
+                "p{q}, vyre_combine(p{q}, r{q}.x), vyre_combine(p{q}, r{q}.y), vyre_combine(p{q}, r{q}.z)"
+            )
+        } else {
+            ["x", "y", "z", "w"]
+                .map(|l| format!("vyre_combine(p{q}, r{q}.{l})"))
+                .join(", ")
+        };
+        s.push_str(&format!("        let o{q} = vec4({lanes});\n"));
     }
-    s.push_str("        }\n");
     s
 }
 
