@@ -28,7 +28,7 @@
 //!
 //! Inputs are resident, so the pass's timestamps see the kernels alone.
 //! Each row has the median and the fastest of 41 samples (5 with
-//! `--quick`).
+//! `--quick`, `GRAPH_BENCH_REPS` to choose).
 //! Each sample starts on a busy GPU (copies just before it), after three
 //! discarded warm-up rounds.
 //! Every variant's result is checked against the CPU first. The hand
@@ -245,7 +245,12 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
     }
     let n: usize = if quick { 1 << 20 } else { 1 << 26 };
     let small_n: usize = if quick { 1 << 18 } else { 1 << 24 };
-    let reps = if quick { 5 } else { 41 };
+    // GRAPH_BENCH_REPS: more samples, more chances of the fastest ones on
+    // a GPU that other work slows now and then.
+    let reps = std::env::var("GRAPH_BENCH_REPS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(if quick { 5 } else { 41 });
     // The graph's GPU time is its pass's (two timestamps), as the hand
     // baselines'; one variant also times each dispatch, to show the cost.
     let profile = DispatchConfig::default()
