@@ -210,6 +210,71 @@ pub(crate) mod graphs {
     }
 }
 
+/// A graph's run on a resident input into a resident output (its other
+/// outputs skipped), at one problem size.
+struct Resident<'g> {
+    graph: &'g vyre_graph::Graph,
+    n: u64,
+    out: usize,
+    handle: GpuBufferHandle,
+}
+
+impl<'g> Resident<'g> {
+    fn new(
+        graph: &'g vyre_graph::Graph,
+        output: &str,
+        n: u64,
+    ) -> Result<Self, Box<dyn std::error::Error>> {
+        let buffer = graph
+            .spec()
+            .buffers
+            .iter()
+            .position(|b| b.name == output)
+            .ok_or("no such output")?;
+        let out = graph
+            .spec()
+            .buffers
+            .iter()
+            .take(buffer)
+            .filter(|b| b.class.is_read_back())
+            .count();
+        let handle = graph.create_resident(buffer, n, &DispatchConfig::default())?;
+        Ok(Resident {
+            graph,
+            n,
+            out,
+            handle,
+        })
+    }
+
+    /// The run's GPU µs.
+    fn gpu_us(
+        &self,
+        input: &GpuBufferHandle,
+        config: &DispatchConfig,
+    ) -> Result<Option<f64>, Box<dyn std::error::Error>> {
+        let outputs = self
+            .graph
+            .spec()
+            .buffers
+            .iter()
+            .filter(|b| b.class.is_read_back())
+            .count();
+        let mut sinks: Vec<vyre_graph::Sink<'_>> =
+            (0..outputs).map(|_| vyre_graph::Sink::Skip).collect();
+        if let Some(sink) = sinks.get_mut(self.out) {
+            *sink = vyre_graph::Sink::Device(&self.handle);
+        }
+        let report = self.graph.run(
+            self.n,
+            &[vyre_graph::Feed::Device(input)],
+            &mut sinks,
+            config,
+        )?;
+        Ok(report.gpu_ns.map(|t| t as f64 / 1e3))
+    }
+}
+
 /// One measured variant: GPU µs per run (median).
 pub struct ReduceRow {
     pub workload: &'static str,
@@ -412,7 +477,24 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
         return Err("chain64: the two spellings differ".into());
     }
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
-    let us = |r: (Option<u64>,)| r.0.map(|t| t as f64 / 1e3);
+    // The graphs run on resident inputs into resident outputs (nothing read
+    // back to the host between samples: a long read-back leaves the GPU
+    // idle, and an idle H200 drops its clocks).
+    let sum_out = Resident::new(sum.graph(), "s", n as u64)?;
+    let sum_small_out = Resident::new(sum.graph(), "s", small_n as u64)?;
+    let affine_out = Resident::new(affine.graph(), "s", n as u64)?;
+    let unfused_out = Resident::new(affine_unfused.graph(), "s", n as u64)?;
+    let scan_out = Resident::new(scan.graph(), "y", n as u64)?;
+    let softmax_out = Resident::new(softmax.graph(), "probs", rows as u64)?;
+    let chain_out = Resident::new(chain.graph(), "y", chain_n as u64)?;
+    let fold_out = Resident::new(fold.graph(), "y", chain_n as u64)?;
+    let sub_out = match &sum_sub {
+        Some(g) => Some((
+            Resident::new(g.graph(), "s", n as u64)?,
+            Resident::new(g.graph(), "s", small_n as u64)?,
+        )),
+        None => None,
+    };
     // Every sample starts on a busy GPU (a few hundred microseconds of
     // copies just before it), and the first rounds only warm it up: on the
     // H200 the same kernel measured up to 2.4 times slower in a cold round.
@@ -427,32 +509,30 @@ pub fn run(gpu: &Gpu, quick: bool) -> Result<Vec<ReduceRow>, Box<dyn std::error:
         for v in order(names.len(), rep) {
             crate::reduce_probe::warm_up(gpu, &scratch);
             let t = match v {
-                0 => us((sum.run_reported(&profile, &hx)?.1.gpu_ns,)),
+                0 => sum_out.gpu_us(&hx, &profile)?,
                 1 => hand_sum.gpu_ns_per_node(gpu, &[]).map(|t| t * 2.0 / 1e3),
-                2 => us((sum.run_reported(&profile, &hxs)?.1.gpu_ns,)),
+                2 => sum_small_out.gpu_us(&hxs, &profile)?,
                 3 => hand_small.gpu_ns_per_node(gpu, &[]).map(|t| t * 2.0 / 1e3),
-                4 => us((affine.run_reported(&profile, &hx)?.1.gpu_ns,)),
-                5 => us((affine_unfused.run_reported(&profile, &hx)?.1.gpu_ns,)),
-                6 => us((scan.run_reported(&profile, &hu)?.1.gpu_ns,)),
+                4 => affine_out.gpu_us(&hx, &profile)?,
+                5 => unfused_out.gpu_us(&hx, &profile)?,
+                6 => scan_out.gpu_us(&hu, &profile)?,
                 7 => hand_scan.gpu_ns_per_node(gpu, &[]).map(|t| t * 5.0 / 1e3),
-                8 => us((softmax.run_reported(&profile, &hl)?.1.gpu_ns,)),
+                8 => softmax_out.gpu_us(&hl, &profile)?,
                 9 => plain_sum.gpu_ns_per_node(gpu, &[]).map(|t| t * 2.0 / 1e3),
                 10 => plain_small.gpu_ns_per_node(gpu, &[]).map(|t| t * 2.0 / 1e3),
                 11 => plain_scan.gpu_ns_per_node(gpu, &[]).map(|t| t * 3.0 / 1e3),
-                12 => us((chain.run_reported(&profile, &hc)?.1.gpu_ns,)),
-                13 => us((fold.run_reported(&profile, &hc)?.1.gpu_ns,)),
-                16 => us((sum.run_reported(&each, &hxs)?.1.gpu_ns,)),
-                18 => read_ceiling.gpu_ns_per_node(gpu, &[]).map(|t| t / 1e3),
-                19 => copy_ceiling.gpu_ns_per_node(gpu, &[]).map(|t| t / 1e3),
-                20 => read_small.gpu_ns_per_node(gpu, &[]).map(|t| t / 1e3),
-                17 => us((scan.run_reported(&each, &hu)?.1.gpu_ns,)),
-                _ => match &sum_sub {
-                    Some(g) => us((g
-                        .run_reported(&profile, if v == 14 { &hx } else { &hxs })?
-                        .1
-                        .gpu_ns,)),
+                12 => chain_out.gpu_us(&hc, &profile)?,
+                13 => fold_out.gpu_us(&hc, &profile)?,
+                14 | 15 => match &sub_out {
+                    Some((big, small)) if v == 14 => big.gpu_us(&hx, &profile)?,
+                    Some((_, small)) => small.gpu_us(&hxs, &profile)?,
                     None => None,
                 },
+                16 => sum_small_out.gpu_us(&hxs, &each)?,
+                17 => scan_out.gpu_us(&hu, &each)?,
+                18 => read_ceiling.gpu_ns_per_node(gpu, &[]).map(|t| t / 1e3),
+                19 => copy_ceiling.gpu_ns_per_node(gpu, &[]).map(|t| t / 1e3),
+                _ => read_small.gpu_ns_per_node(gpu, &[]).map(|t| t / 1e3),
             };
             if rep >= settle {
                 times[v].extend(t);
