@@ -379,6 +379,11 @@ fn an_empty_input_reduces_to_the_identity() {
     assert_eq!((out.s.len(), report.n, report.submissions), (1, 0, 0));
     assert_eq!(gpu.counters().since(&before).submissions, 0);
     assert_eq!(sum.run(&[1.5f32, 2.0, 3.0][..]).expect("runs").s, [6.5]);
+    // Into a resident output too.
+    let top = g::MaxF32::new(&gpu).unwrap();
+    let resident = top.run_resident(&[][..]).expect("n = 0 resident");
+    let got: Vec<f32> = resident.s.read_as(&gpu).expect("read");
+    assert_eq!(got, [f32::NEG_INFINITY]);
 }
 
 graph! {

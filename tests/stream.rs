@@ -174,17 +174,24 @@ fn the_typed_stream_returns_outputs_or_the_run_s_error() {
     let _serial = serial();
     let graph = Steps::new(&gpu()).expect("graph");
     let xs = inputs(5, 200, 4);
+    let long = inputs(1, 201, 9).remove(0);
     let mut args: Vec<&[u32]> = xs.iter().map(Vec::as_slice).collect();
-    args[2] = &[];
-    let results = graph.run_many(&DispatchConfig::default(), 3, &args);
+    // Run 2 reads back more than the config allows; run 3 is empty (an
+    // empty output, no GPU work).
+    args[2] = &long;
+    args[3] = &[];
+    let config = DispatchConfig::default().with_max_output_bytes(800);
+    let results = graph.run_many(&config, 3, &args);
     assert_eq!(results.len(), 5);
     for (k, r) in results.iter().enumerate() {
         if k == 2 {
-            let err = r.as_ref().expect_err("an empty input");
+            let err = r.as_ref().expect_err("over the output budget");
             assert!(
-                matches!(err, BackendError::BatchInstance { index: 2, .. }),
+                matches!(err, BackendError::BatchInstance { index: 2, source } if matches!(**source, BackendError::OutputTooLarge { .. })),
                 "{err:?}"
             );
+        } else if k == 3 {
+            assert!(r.as_ref().expect("an empty run").y.is_empty());
         } else {
             let out = r.as_ref().expect("run");
             assert_same(&out.y, &want(&xs[k]), &format!("typed run {k}"));

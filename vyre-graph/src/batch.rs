@@ -405,6 +405,12 @@ impl Graph {
         let mut results: Results = instances.iter().map(|_| None).collect();
         let mut in_flight: VecDeque<(usize, Submitted<'_>)> = VecDeque::with_capacity(depth);
         for index in 0..instances.len() {
+            // A run of size 0 whose outputs need no run (`run/empty.rs`).
+            if instances[index].n == 0 && self.program.runs_empty() {
+                let Instance { feeds, sinks, .. } = &mut instances[index];
+                results[index] = Some(run_empty(&self.gpu, &self.program, feeds, sinks, config));
+                continue;
+            }
             // Check, plan, upload, record and submit run `k + 1` ...
             let Instance { n, feeds, sinks } = &instances[index];
             match self.submit_one(*n, (feeds, sinks, None), config) {
