@@ -109,7 +109,8 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
             .collect();
         let mut __vyre_batch = ::std::vec::Vec::with_capacity(instances.len());
         // An instance whose size cannot be found runs as size 0 (refused by
-        // the runtime) and reports why instead.
+        // the runtime, or answered on the host without running) and reports
+        // why its size could not be found instead.
         let mut __vyre_sizes = ::std::vec::Vec::with_capacity(instances.len());
         for (__vyre_index, (#pattern, __vyre_out)) in instances.iter().copied().zip(__vyre_outputs.iter_mut()).enumerate() {
             let __vyre_feeds = ::std::vec![#(#feeds),*];
