@@ -118,79 +118,27 @@ fn sum_level1_as(ty: &str, g: u32, u: u32, seg: u32, subgroups: bool, scalar: bo
     s.push_str(&format!(
         "        i += {u}u * stride;\n    }}\n    for (; i < end; i += stride) {{ a0 += ld(i); }}\n"
     ));
-    let mut terms: Vec<String> = (0..u).map(|k| format!("a{k}")).collect();
-    while terms.len() > 1 {
-        terms = terms
-            .chunks(2)
-            .map(|c| {
-                if c.len() == 2 {
-                    format!("({} + {})", c[0], c[1])
-                } else {
-                    c[0].clone()
-                }
-            })
-            .collect();
-    }
     s.push_str(&format!(
         "    let a = {};\n    let v = (a.x + a.y) + (a.z + a.w);\n",
-        terms[0]
+        pairwise(u)
     ));
     if subgroups {
         s.push_str("    let r = subgroupAdd(v);\n    if si == 0u { t[sid] = r; }\n    workgroupBarrier();\n    if sid == 0u {\n        var q = ");
         s.push_str(zero);
         s.push_str(";\n        for (var j = si; j < ns; j += ss) { q += t[j]; }\n        q = subgroupAdd(q);\n        if si == 0u { part[w.x] = q; }\n    }\n}\n");
     } else {
-        s.push_str("    t[l.x] = v;\n    workgroupBarrier();\n    for (var s = 128u; s > 0u; s >>= 1u) {\n        if l.x < s { t[l.x] += t[l.x + s]; }\n        workgroupBarrier();\n    }\n    if l.x == 0u { part[w.x] = t[0]; }\n}\n");
+        s.push_str("    t[l.x] = v;\n");
+        s.push_str(WORKGROUP_TREE);
     }
     s
 }
 
-/// Sum level 1 with scalar, coalesced loads: workgroup `w` sums elements
-/// `w * seg ..` at stride 256, `u` loads in flight per invocation.
-fn sum_coalesced(seg: u32, u: u32) -> String {
-    let mut s = format!(
-        "@group(0) @binding(0) var<storage, read> x: array<f32>;\n@group(0) @binding(1) var<storage, read_write> part: array<f32>;\nvar<workgroup> t: array<f32, 256>;\n@compute @workgroup_size(256)\nfn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {{\n    let n = arrayLength(&x);\n    let start = min(w.x * {seg}u, n);\n    let end = min(start + {seg}u, n);\n    var i = start + l.x;\n"
-    );
-    for k in 0..u {
-        s.push_str(&format!("    var a{k} = 0.0;\n"));
-    }
-    s.push_str(&format!(
-        "    loop {{\n        if i + {}u * 256u >= end {{ break; }}\n",
-        u - 1
-    ));
-    for k in 0..u {
-        s.push_str(&format!("        a{k} += x[i + {k}u * 256u];\n"));
-    }
-    s.push_str(&format!(
-        "        i += {u}u * 256u;\n    }}\n    for (; i < end; i += 256u) {{ a0 += x[i]; }}\n"
-    ));
-    let terms: Vec<String> = (0..u).map(|k| format!("a{k}")).collect();
-    s.push_str(&format!("    t[l.x] = {};\n", terms.join(" + ")));
-    s.push_str("    workgroupBarrier();\n    for (var s = 128u; s > 0u; s >>= 1u) {\n        if l.x < s { t[l.x] += t[l.x + s]; }\n        workgroupBarrier();\n    }\n    if l.x == 0u { part[w.x] = t[0]; }\n}\n");
-    s
-}
+/// The end of a first level: the workgroup's binary tree over `t`, its
+/// total to `part[w.x]`.
+const WORKGROUP_TREE: &str = "    workgroupBarrier();\n    for (var s = 128u; s > 0u; s >>= 1u) {\n        if l.x < s { t[l.x] += t[l.x + s]; }\n        workgroupBarrier();\n    }\n    if l.x == 0u { part[w.x] = t[0]; }\n}\n";
 
-/// Sum level 1 over `vec4`s: a segment of `seg` floats per workgroup,
-/// `u` coalesced `vec4` loads in flight per invocation (the read
-/// ceiling's shape), `vec4` lanes, then the workgroup tree.
-fn sum_vec4(seg: u32, u: u32) -> String {
-    let q = seg / 4;
-    let mut s = format!(
-        "@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;\n@group(0) @binding(1) var<storage, read_write> part: array<f32>;\nvar<workgroup> t: array<f32, 256>;\n@compute @workgroup_size(256)\nfn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {{\n    let n = arrayLength(&x);\n    let start = min(w.x * {q}u, n);\n    let end = min(start + {q}u, n);\n    var i = start + l.x;\n"
-    );
-    for k in 0..u {
-        s.push_str(&format!("    var a{k} = vec4<f32>(0.0);\n"));
-    }
-    s.push_str(&format!(
-        "    loop {{\n        if i + {}u * 256u >= end {{ break; }}\n",
-        u - 1
-    ));
-    for k in 0..u {
-        s.push_str(&format!("        a{k} += x[i + {k}u * 256u];\n"));
-    }
-    s.push_str(&format!(
-        "        i += {u}u * 256u;\n    }}\n    for (; i < end; i += 256u) {{ a0 += x[i]; }}\n"
-    ));
+/// `a0 .. a(u - 1)` added in a fixed pairwise tree.
+fn pairwise(u: u32) -> String {
     let mut terms: Vec<String> = (0..u).map(|k| format!("a{k}")).collect();
     while terms.len() > 1 {
         terms = terms
@@ -203,11 +151,51 @@ fn sum_vec4(seg: u32, u: u32) -> String {
             })
             .collect();
     }
+    terms.concat()
+}
+
+/// Sum level 1 with scalar, coalesced loads: workgroup `w` sums elements
+/// `w * seg ..` at stride 256, `u` loads in flight per invocation.
+fn sum_coalesced(seg: u32, u: u32) -> String {
+    sum_segment(seg, u, false)
+}
+
+/// Sum level 1 over a segment of `seg` floats per workgroup, `u`
+/// coalesced loads in flight per invocation, of single floats or
+/// (`quads`) of `vec4`s (the read ceiling's shape, `vec4` lanes), then the
+/// workgroup tree.
+fn sum_segment(seg: u32, u: u32, quads: bool) -> String {
+    let (ty, per, zero) = if quads {
+        ("vec4<f32>", seg / 4, "vec4<f32>(0.0)")
+    } else {
+        ("f32", seg, "0.0")
+    };
+    let mut s = format!(
+        "@group(0) @binding(0) var<storage, read> x: array<{ty}>;\n@group(0) @binding(1) var<storage, read_write> part: array<f32>;\nvar<workgroup> t: array<f32, 256>;\n@compute @workgroup_size(256)\nfn main(@builtin(workgroup_id) w: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {{\n    let n = arrayLength(&x);\n    let start = min(w.x * {per}u, n);\n    let end = min(start + {per}u, n);\n    var i = start + l.x;\n"
+    );
+    for k in 0..u {
+        s.push_str(&format!("    var a{k} = {zero};\n"));
+    }
     s.push_str(&format!(
-        "    let v = {};\n    t[l.x] = (v.x + v.y) + (v.z + v.w);\n",
-        terms.concat()
+        "    loop {{\n        if i + {}u * 256u >= end {{ break; }}\n",
+        u - 1
     ));
-    s.push_str("    workgroupBarrier();\n    for (var s = 128u; s > 0u; s >>= 1u) {\n        if l.x < s { t[l.x] += t[l.x + s]; }\n        workgroupBarrier();\n    }\n    if l.x == 0u { part[w.x] = t[0]; }\n}\n");
+    for k in 0..u {
+        s.push_str(&format!("        a{k} += x[i + {k}u * 256u];\n"));
+    }
+    s.push_str(&format!(
+        "        i += {u}u * 256u;\n    }}\n    for (; i < end; i += 256u) {{ a0 += x[i]; }}\n"
+    ));
+    if quads {
+        s.push_str(&format!(
+            "    let v = {};\n    t[l.x] = (v.x + v.y) + (v.z + v.w);\n",
+            pairwise(u)
+        ));
+    } else {
+        let terms: Vec<String> = (0..u).map(|k| format!("a{k}")).collect();
+        s.push_str(&format!("    t[l.x] = {};\n", terms.join(" + ")));
+    }
+    s.push_str(WORKGROUP_TREE);
     s
 }
 
@@ -454,7 +442,7 @@ fn sum_candidates(gpu: &Gpu, x: &wgpu::Buffer, sub: bool) -> Vec<Candidate> {
         let part = storage(gpu, u64::from(g) * 4);
         let s = storage(gpu, 4);
         let steps = vec![
-            step(gpu, &sum_vec4(seg, u), &[x, &part], g),
+            step(gpu, &sum_segment(seg, u, true), &[x, &part], g),
             step(gpu, &sum_level2("f32"), &[&part, &s], 1),
         ];
         out.push(Candidate {

@@ -16,7 +16,6 @@ use crate::graph::Graph;
 use crate::run::batch::{
     BatchReport, Instance, host_bytes, of_instance, scatter, shared_error, stackable,
 };
-use crate::run::empty::run_empty;
 use crate::run::encode::Scopes;
 use crate::run::encode::encoder;
 use crate::run::readback::Scatter;
@@ -89,15 +88,12 @@ impl Graph {
             stacked: 0,
         };
         let mut results: Results = instances.iter().map(|_| None).collect();
-        // Instances of size 0 whose outputs need no run (`run/empty.rs`).
-        if self.program.runs_empty() {
-            for (index, instance) in instances.iter_mut().enumerate() {
-                if instance.n == 0 {
-                    let feeds = &instance.feeds;
-                    let run =
-                        run_empty(&self.gpu, &self.program, feeds, &mut instance.sinks, config);
-                    results[index] = Some(run.map_err(|e| of_instance(index, e)));
-                }
+        // Instances of size 0 passed their checks, so their outputs need
+        // no run: answered as `Graph::run` answers them.
+        for (index, instance) in instances.iter_mut().enumerate() {
+            if instance.n == 0 {
+                let run = self.run(0, &instance.feeds, &mut instance.sinks, config);
+                results[index] = Some(run.map_err(|e| of_instance(index, e)));
             }
         }
         if stackable(&self.program) {
@@ -405,10 +401,11 @@ impl Graph {
         let mut results: Results = instances.iter().map(|_| None).collect();
         let mut in_flight: VecDeque<(usize, Submitted<'_>)> = VecDeque::with_capacity(depth);
         for index in 0..instances.len() {
-            // A run of size 0 whose outputs need no run (`run/empty.rs`).
-            if instances[index].n == 0 && self.program.runs_empty() {
+            // Size 0: nothing to overlap; `Graph::run` answers it (or
+            // refuses it) at once.
+            if instances[index].n == 0 {
                 let Instance { feeds, sinks, .. } = &mut instances[index];
-                results[index] = Some(run_empty(&self.gpu, &self.program, feeds, sinks, config));
+                results[index] = Some(self.run(0, feeds, sinks, config));
                 continue;
             }
             // Check, plan, upload, record and submit run `k + 1` ...
