@@ -150,6 +150,58 @@ pub use wgpu_profiler;
 
 /// `f16` for kernels that use WGSL's `f16` (`features [shader_f16];`).
 pub use half;
+
+/// Casts between plain data and bytes: the `bytemuck` that the generated
+/// WGSL structs implement `Pod` and `Zeroable` with, re-exported so that a
+/// crate depending on `vyre-graph` alone can build the byte slices of the
+/// untyped API ([`Feed::Host`], [`Sink::Host`]) or cast its own data.
+///
+/// ```
+/// use vyre_graph::bytemuck;
+///
+/// let x = [1.0f32, 2.0, 3.0];
+/// let bytes: &[u8] = bytemuck::cast_slice(&x);
+/// assert_eq!(bytes.len(), 12);
+/// let feed = vyre_graph::Feed::Host(bytes);
+/// # let _ = feed;
+/// ```
+pub use bytemuck;
+
+/// Runs a future to its end on the calling thread (re-exported from
+/// `pollster`): an executor for the futures of this crate in native code,
+/// for a crate that has none of its own. The generated `run_async`,
+/// [`Graph::run_async`], [`RecordedRun::read_async`] and
+/// [`Gpu::new_async`] need one; under tokio or another runtime, `.await`
+/// them there instead. In a browser (WebAssembly), never block: spawn the
+/// future on the page's event loop.
+///
+/// ```
+/// use vyre_graph::{DispatchConfig, Gpu, block_on, graph};
+///
+/// graph! {
+///     /// `y = 2x`, element-wise.
+///     pub struct Double;
+///     kernel double = wgsl {
+///         @group(0) @binding(0) var<storage, read> x: array<u32>;
+///         @group(0) @binding(1) var<storage, read_write> y: array<u32>;
+///         @compute @workgroup_size(64)
+///         fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+///             if g.x < arrayLength(&x) { y[g.x] = 2u * x[g.x]; }
+///         }
+///     };
+///     input x[n];
+///     output y[n];
+///     node double(x: x, y: y) over n;
+/// }
+///
+/// let gpu = block_on(Gpu::new_async(Default::default()))?;
+/// let graph = Double::new(&gpu)?;
+/// let config = DispatchConfig::default();
+/// let out = block_on(graph.run_async(&config, &[1u32, 2, 3][..]))?;
+/// assert_eq!(out.y, [2, 4, 6]);
+/// # Ok::<(), vyre_graph::BackendError>(())
+/// ```
+pub use pollster::block_on;
 pub use vyre_macros::graph;
 pub use wgpu;
 
