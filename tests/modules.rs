@@ -3,8 +3,10 @@
 //! shadows an imported one's name, `@if` flags on and off, one module
 //! imported by every kernel, one imported struct as a uniform in one kernel
 //! and as storage elements in another, and fusion across kernels that
-//! share imported helpers (bit-identical to `fuse off;`). Every result is
-//! checked element by element against a CPU reference.
+//! share imported helpers (bit-identical to `fuse off;`), and inline paths
+//! (`package::rng::hash(x)`, `super::twist::twist(x)`) with no `import`
+//! line. Every result is checked element by element against a CPU
+//! reference.
 
 mod common;
 
@@ -277,5 +279,64 @@ fn an_imported_struct_is_one_rust_type_as_uniform_and_storage() {
             assert_eq!(out.bodies[i].vel, vel, "vel {i}");
             assert_eq!(out.out[i], vel * vel, "energy {i}");
         }
+    }
+}
+
+/// Kernels that call a module's function by its inline path, without an
+/// `import` line: a token kernel and a literal kernel (`package::`) and a
+/// file kernel (`super::`, from `tests/wesl/inline_twist.wgsl`).
+#[allow(dead_code)]
+mod inline {
+    use vyre_graph::graph;
+    graph! {
+        pub struct InlinePaths;
+        module consts = wgsl { const K: u32 = 7u; };
+        module rng = "fn hash(x: u32) -> u32 { return x * 3u; }";
+        kernel tokens = wgsl {
+            @group(0) @binding(0) var<storage, read> d: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> e: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&d) { e[g.x] = package::rng::hash(d[g.x]); }
+            }
+        };
+        kernel literal = "
+            @group(0) @binding(0) var<storage, read> d: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> e: array<u32>;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&d) { e[g.x] = package::rng::hash(d[g.x]) + package::consts::K; }
+            }
+        ";
+        kernel file_kernel = file "tests/wesl/inline_twist.wgsl";
+        input x[n];
+        intermediate a[n];
+        intermediate b[n];
+        output y[n];
+        node tokens(d: x, e: a) over n;
+        node literal(d: a, e: b) over n;
+        node file_kernel(src: b, dst: y) over n;
+    }
+}
+
+#[test]
+fn inline_paths_link_without_an_import_line() {
+    let gpu = common::gpu();
+    let graph = inline::InlinePaths::new(&gpu).expect("graph");
+    let hash = |v: u32| v.wrapping_mul(3);
+    for n in [1usize, 64, 1000] {
+        let x: Vec<u32> = (0..n as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        let y = graph.run(&x[..]).expect("run").y;
+        assert_eq!(y.len(), n);
+        for (i, v) in x.iter().enumerate() {
+            let want = twist(hash(hash(*v)).wrapping_add(K));
+            assert_eq!(y[i], want, "n = {n}, element {i}");
+        }
+    }
+    for k in inline::InlinePaths::SPEC.kernels.iter() {
+        let linked = !k.source.contains("package::") && !k.source.contains("super::");
+        assert!(linked, "{}: {}", k.label, k.source);
     }
 }

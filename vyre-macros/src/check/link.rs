@@ -3,9 +3,9 @@
 //! mangling, then a map from every token of the linked WGSL back to the
 //! module and byte range it came from ([`Linked::unlink`]).
 //!
-//! A kernel whose text has no `import` statement and no `@if`/`@elif`/
-//! `@else` attribute is never linked ([`needs_link`]): naga sees exactly
-//! the text the user wrote.
+//! A kernel whose text has no `import` statement, no `@if`/`@elif`/
+//! `@else` attribute and no inline path (`a::b`) is never linked
+//! ([`needs_link`]): naga sees exactly the text the user wrote.
 //!
 //! Modules are addressed as WESL paths: `package::NAME` is a module
 //! declared in the graph (`module NAME = ...;`), any other `package::a::b`
@@ -67,18 +67,18 @@ pub struct LinkError {
     pub mentioned: Vec<PathBuf>,
 }
 
-/// Whether `source` uses WESL: an `import` statement or an `@if`, `@elif`
-/// or `@else` attribute (comments skipped).
+/// Whether `source` uses WESL: an `import` statement, an `@if`, `@elif`
+/// or `@else` attribute, or an inline path such as `package::rng::hash`
+/// (`::`, which plain WGSL never writes) (comments skipped).
 pub fn needs_link(source: &str) -> bool {
     let tokens = tokenize(source);
     tokens.iter().enumerate().any(|(i, t)| {
         let text = source.get(t.clone()).unwrap_or_default();
-        let prev = i
-            .checked_sub(1)
-            .and_then(|p| tokens.get(p))
-            .and_then(|r| source.get(r.clone()));
-        (text == "import" && matches!(prev, None | Some(";" | "}")))
-            || (matches!(text, "if" | "elif" | "else") && prev == Some("@"))
+        let prev = i.checked_sub(1).and_then(|p| tokens.get(p));
+        let prev_text = prev.and_then(|r| source.get(r.clone()));
+        let path = text == ":" && prev_text == Some(":") && prev.is_some_and(|p| p.end == t.start);
+        path || (text == "import" && matches!(prev_text, None | Some(";" | "}")))
+            || (matches!(text, "if" | "elif" | "else") && prev_text == Some("@"))
     })
 }
 
@@ -797,6 +797,31 @@ mod tests {
         assert!(needs_link("@if(fast) const X = 1;"));
         assert!(!needs_link("// import package::a;\nfn important() {}"));
         assert!(!needs_link("fn f() { let import_x = 1; }"));
+        assert!(needs_link(
+            "fn f() -> u32 { return package::rng::hash(1u); }"
+        ));
+        assert!(needs_link("fn f() { super::a::g(); }"));
+        assert!(!needs_link("// package::rng::hash\nfn f() {}"));
+        assert!(!needs_link("/* a::b */ fn f(x: u32) {}"));
+        assert!(!needs_link("struct S { a: u32 }"));
+    }
+
+    #[test]
+    fn links_an_inline_path_without_import() {
+        let root =
+            "@compute @workgroup_size(64)\nfn main() {\n    let x = package::rng::hash(1u);\n}\n";
+        let rng = "fn hash(x: u32) -> u32 {\n    return x * 3u;\n}\n";
+        let linked = link_here(&input(root, &[("rng", rng)])).unwrap();
+        assert!(
+            linked.text.contains("fn package_rng_hash("),
+            "{}",
+            linked.text
+        );
+        assert!(!linked.text.contains("::"), "{}", linked.text);
+        let at = linked.text.find("3u").unwrap();
+        let (unit, range) = linked.unlink(at..at + 2).unwrap();
+        assert_eq!(linked.units[unit].unit, Unit::Graph(0));
+        assert_eq!(&rng[range], "3u");
     }
 
     #[test]
