@@ -212,3 +212,56 @@ fn a_kernel_taking_other_ids_does_not_stack() {
         Err("a kernel that computes with its invocation index")
     );
 }
+
+const LENGTH: Result<(), &str> = Err("a kernel that computes with `arrayLength`");
+
+#[test]
+fn a_length_used_as_a_value_does_not_stack() {
+    // Stacked, every buffer holds B × n elements: a kernel that adds a
+    // length, or reduces modulo one, would see another number.
+    let named = "let len = arrayLength(&src); if g.x < len { dst[g.x] = src[g.x] + len; }";
+    assert_eq!(verdict(&chain(named, PLAIN, TWO)), LENGTH);
+    let modulo = "if g.x < arrayLength(&src) { dst[g.x] = src[g.x] % arrayLength(&dst); }";
+    assert_eq!(verdict(&chain(modulo, PLAIN, TWO)), LENGTH);
+    let stored = "var l = arrayLength(&src); if g.x < l { dst[g.x] = src[g.x]; }";
+    assert_ne!(verdict(&chain(stored, PLAIN, TWO)), Ok(()));
+    let indexed = "if g.x < arrayLength(&src) { dst[g.x] = src[g.x]; } dst[0] = arrayLength(&src);";
+    assert_ne!(verdict(&chain(indexed, PLAIN, TWO)), Ok(()));
+    // A fused chain whose second step adds the intermediate's length.
+    let second = kernel(
+        "plus_len",
+        "if g.x < arrayLength(&src) { dst[g.x] = src[g.x] + arrayLength(&src); }",
+    );
+    let src = format!(
+        "pub struct S; {} {second} {PLAIN} \
+         node a = k(src: x, dst: t) over n; node b = plus_len(src: t, dst: y) over n;",
+        kernel("k", STEP)
+    );
+    assert_eq!(verdict(&src), LENGTH);
+    let out = assert_ok(&src);
+    assert!(out.contains("stackable : false"), "{out}");
+}
+
+#[test]
+fn a_length_in_a_helper_does_not_stack() {
+    let src = r#"pub struct H;
+        kernel k = "
+            @group(0) @binding(0) var<storage, read> src: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+            fn count() -> u32 { return arrayLength(&src); }
+            fn twice(v: u32) -> u32 { return v * 2u + count(); }
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&src) { dst[g.x] = twice(src[g.x]); }
+            }
+        ";
+        input x[n]; output y[n];
+        node k(src: x, dst: y) over n;"#;
+    assert_eq!(verdict(src), LENGTH);
+    // A helper without a length still stacks, and so does a bounds check
+    // against another buffer's length.
+    let plain = src.replace(" + count()", "");
+    assert_eq!(verdict(&plain), Ok(()));
+    let other = "if g.x < arrayLength(&dst) { dst[g.x] = src[g.x] + 1u; }";
+    assert_eq!(verdict(&chain(other, PLAIN, TWO)), Ok(()));
+}

@@ -15,6 +15,10 @@
 //!   globals and comparing with `arrayLength` of one (the bounds check:
 //!   `i × n + j < B × n` exactly when `j < n`): a kernel that computes with
 //!   its index would see another number stacked;
+//! * `arrayLength` is used for nothing else than that bounds check, in the
+//!   entry point and in every function it calls: stacked, a buffer holds
+//!   `B × n` elements, so a kernel that computes with a length (`x + len`,
+//!   `x % arrayLength(&y)`) would see another number too;
 //! * every buffer holds exactly `n` elements with no header, and none is
 //!   an append buffer, a texture or a uniform (one value per instance);
 //! * the graph has no self-stopping loop.
@@ -79,6 +83,9 @@ pub fn stackable(
             .ok_or("a kernel without a module")?;
         if !index_only_indexes(module, &facts.entry) {
             return Err("a kernel that computes with its invocation index");
+        }
+        if !lengths_only_bound(module, &facts.entry) {
+            return Err("a kernel that computes with `arrayLength`");
         }
     }
     Ok(())
@@ -218,4 +225,120 @@ fn statements_keep_index(block: &naga::Block, index: &dyn Fn(Handle<Expression>)
         }
         _ => false,
     })
+}
+
+/// Whether entry point `entry` uses `arrayLength` only as the bounds check
+/// with its own index (`g.x < arrayLength(&x)`, either way round), and no
+/// function it calls uses `arrayLength` at all (a helper never sees the
+/// index: `index_only_indexes` refuses passing it). Runs after
+/// `index_only_indexes`, so the entry point holds only the expressions and
+/// statements that function knows.
+fn lengths_only_bound(module: &Module, entry: &str) -> bool {
+    let Some(ep) = module.entry_points.iter().find(|ep| ep.name == entry) else {
+        return false;
+    };
+    let f = &ep.function;
+    let expr = |h: Handle<Expression>| f.expressions.try_get(h).ok();
+    let is_length = |h| matches!(expr(h), Some(Expression::ArrayLength(_)));
+    let is_x = |h| {
+        matches!(expr(h), Some(Expression::AccessIndex { base, index: 0 })
+            if matches!(expr(*base), Some(Expression::FunctionArgument(0))))
+    };
+    for (_, e) in f.expressions.iter() {
+        let ok = match *e {
+            // `index_only_indexes` let the index into a comparison only
+            // with a length on the other side: the bounds check.
+            Expression::Binary { left, right, .. } if is_x(left) || is_x(right) => true,
+            _ => operands(e).is_some_and(|ops| !ops.into_iter().any(is_length)),
+        };
+        if !ok {
+            return false;
+        }
+    }
+    let mut helpers = Vec::new();
+    called(&f.body, &mut helpers);
+    let mut seen = Vec::new();
+    while let Some(h) = helpers.pop() {
+        if seen.contains(&h) {
+            continue;
+        }
+        seen.push(h);
+        let Ok(helper) = module.functions.try_get(h) else {
+            return false;
+        };
+        let uses_length = helper
+            .expressions
+            .iter()
+            .any(|(_, e)| matches!(e, Expression::ArrayLength(_)));
+        if uses_length {
+            return false;
+        }
+        called(&helper.body, &mut helpers);
+    }
+    statements_keep_index(&f.body, &is_length)
+}
+
+/// The expressions `e` reads, for the kinds `index_only_indexes` accepts;
+/// `None` for any other kind.
+fn operands(e: &Expression) -> Option<Vec<Handle<Expression>>> {
+    Some(match *e {
+        Expression::Literal(_)
+        | Expression::Constant(_)
+        | Expression::Override(_)
+        | Expression::ZeroValue(_)
+        | Expression::FunctionArgument(_)
+        | Expression::GlobalVariable(_)
+        | Expression::LocalVariable(_)
+        | Expression::CallResult(_) => Vec::new(),
+        Expression::AccessIndex { base: a, .. }
+        | Expression::Splat { value: a, .. }
+        | Expression::Swizzle { vector: a, .. }
+        | Expression::Load { pointer: a }
+        | Expression::Unary { expr: a, .. }
+        | Expression::Relational { argument: a, .. }
+        | Expression::As { expr: a, .. }
+        | Expression::ArrayLength(a) => vec![a],
+        Expression::Access { base, index } => vec![base, index],
+        Expression::Binary { left, right, .. } => vec![left, right],
+        Expression::Compose { ref components, .. } => components.clone(),
+        Expression::Select {
+            condition,
+            accept,
+            reject,
+        } => vec![condition, accept, reject],
+        Expression::Math {
+            arg,
+            arg1,
+            arg2,
+            arg3,
+            ..
+        } => std::iter::once(arg)
+            .chain(arg1)
+            .chain(arg2)
+            .chain(arg3)
+            .collect(),
+        _ => return None,
+    })
+}
+
+/// Every function `block` calls, nested blocks included, pushed to `out`.
+fn called(block: &naga::Block, out: &mut Vec<Handle<naga::Function>>) {
+    for s in block.iter() {
+        match s {
+            Statement::Call { function, .. } => out.push(*function),
+            Statement::Block(b) => called(b, out),
+            Statement::If { accept, reject, .. } => {
+                called(accept, out);
+                called(reject, out);
+            }
+            Statement::Switch { cases, .. } => cases.iter().for_each(|c| called(&c.body, out)),
+            Statement::Loop {
+                body, continuing, ..
+            } => {
+                called(body, out);
+                called(continuing, out);
+            }
+            _ => {}
+        }
+    }
 }
