@@ -289,23 +289,29 @@ fn same_bits_on_20_runs() {
 fn per_row_reductions() {
     let gpu = gpu();
     let rows = g::RowsF32::new(&gpu).expect("rows");
-    for n in [100, 25_600, 100_000] {
+    // Sizes that leave a partial last row of 1, 50 and 99 elements: it is
+    // a row of its own (`n / 100` rounds up).
+    for n in [1, 100, 250, 25_600, 100_099] {
         let x = floats(5, n);
         let out = rows.run(&x[..]).expect("runs");
+        assert_eq!(out.m.len(), n.div_ceil(100), "rows at n = {n}");
         for (r, row) in x.chunks(100).enumerate() {
             same_f32(out.m[r], max_f32(row), &format!("row {r} max"));
             check_f32_sum(out.s[r], row, &format!("row {r} sum"));
         }
     }
     let one = g::RowsOne::new(&gpu).expect("rows of one");
-    for n in [4, 1024, 40_004] {
+    // Four rows of ceil(n / 4) columns: the last rows partial, or empty
+    // (the identity) when the columns run out first.
+    for n in [4, 5, 6, 7, 1023, 1024, 40_005] {
         let u = lcg(2, n);
         let out = one.run(&u[..]).expect("runs");
         assert_eq!(out.one, u, "segments of one element, n = {n}");
-        let want: Vec<u32> = u
-            .chunks(n / 4)
+        let mut want: Vec<u32> = u
+            .chunks(n.div_ceil(4))
             .map(|c| c.iter().fold(0u32, |a, &b| a.wrapping_add(b)))
             .collect();
+        want.resize(4, 0);
         assert_eq!(out.four, want, "four rows, n = {n}");
     }
 }

@@ -124,7 +124,7 @@ mod g {
         node p = scan exclusive sum<u32>(x) -> y;
     }
     graph! {
-        /// Four rows of n / 4 columns: at n < 4 every row is empty.
+        /// Four rows of ceil(n / 4) columns: the last rows partial or empty.
         pub struct FourRows;
         input x[n];
         output s[4];
@@ -346,17 +346,23 @@ fn subgroups_run_where_the_device_has_them_and_are_refused_where_not() {
     }
 }
 
+/// `over [4, n / 4]` has ceil(n / 4) columns, as every size `n / k`
+/// rounds up: every element belongs to a row, the last rows are partial
+/// or (below 4 elements) empty, and an empty row's reduction is the
+/// identity, its scan nothing.
 #[test]
-fn rows_of_no_columns_give_the_identity() {
+fn a_constant_row_count_covers_every_element_in_partial_rows() {
     let _s = serial();
     let gpu = gpu();
     let graph = g::FourRows::new(&gpu).unwrap();
-    for n in [1usize, 2, 3, 4, 5, 7, 8, 4099] {
+    for n in [1usize, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 4097, 4098, 4099] {
         let x = lcg(9, n);
         let out = graph.run(&x[..]).unwrap();
-        let cols = n / 4;
+        let cols = n.div_ceil(4);
+        let mut scanned = 0;
         for r in 0..4 {
-            let row = &x[r * cols..(r + 1) * cols];
+            let (start, end) = ((r * cols).min(n), ((r + 1) * cols).min(n));
+            let row = &x[start..end];
             let sum = row.iter().fold(0u32, |a, &b| a.wrapping_add(b));
             assert_eq!(out.s[r], sum, "n = {n} row {r}");
             let min = row.iter().copied().min().unwrap_or(u32::MAX);
@@ -364,8 +370,10 @@ fn rows_of_no_columns_give_the_identity() {
             let mut acc = 0u32;
             for (k, &v) in row.iter().enumerate() {
                 acc = acc.wrapping_add(v);
-                assert_eq!(out.y[r * cols + k], acc, "n = {n} row {r} at {k}");
+                assert_eq!(out.y[start + k], acc, "n = {n} row {r} at {k}");
+                scanned += 1;
             }
         }
+        assert_eq!(scanned, n, "n = {n}: every element is in a row");
     }
 }

@@ -179,7 +179,8 @@ fn same_bits_on_20_runs() {
 #[test]
 fn per_row_scans() {
     let rows = g::Rows::new(&gpu()).expect("rows");
-    for n in [3000, 9000, 300_000] {
+    // Whole rows, and a partial last row of 1 and 2,999 elements.
+    for n in [3000, 9000, 9001, 300_000, 302_999] {
         let u = lcg(6, n);
         let out = rows.run(&u[..]).expect("runs");
         let inc: Vec<u32> = u

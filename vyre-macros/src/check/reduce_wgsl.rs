@@ -130,22 +130,14 @@ pub enum Segment {
 }
 
 impl Segment {
+    /// Elements per segment. A constant number of rows `r` has
+    /// `ceil(len / r)` columns, as every size `n / k` rounds up: every
+    /// element belongs to a row, the last rows may be partial or empty.
     fn wgsl(self, len: &str) -> String {
         match self {
             Segment::Fixed(k) => format!("{k}u"),
-            Segment::PerRow(r) => format!("max({len} / {r}u, 1u)"),
+            Segment::PerRow(r) => format!("max(({len} + {}u) / {r}u, 1u)", r - 1),
             Segment::Whole => format!("max({len}, 1u)"),
-        }
-    }
-
-    /// The number of elements the segments cover: all of them, but none
-    /// when a constant number of rows has 0 columns (`over [4, n / 4]` at
-    /// n = 3), so that every row is empty (a `reduce` writes the identity,
-    /// a `scan` nothing).
-    fn clip(self, len: &str) -> String {
-        match self {
-            Segment::PerRow(r) => format!("select({len}, 0u, {len} < {r}u)"),
-            _ => len.to_owned(),
         }
     }
 }
@@ -163,7 +155,7 @@ fn prelude(op: ReduceOp, ty: &str, what: &str) -> String {
 fn bounds(segment: Segment, src: &Source) -> String {
     format!(
         "    let len = {};\n    let seg = {};\n    let w = wid.x;\n    var start = len;\n    if w <= len / seg {{ start = w * seg; }}\n    let end = start + min(seg, len - start);\n",
-        segment.clip(&src.len),
+        src.len,
         segment.wgsl(&src.len)
     )
 }
