@@ -145,8 +145,10 @@ impl Graph {
     /// inconsistency (unknown kernel or buffer, an input written, an
     /// intermediate read before it is written, an output never written),
     /// [`BackendError::KernelCompileFailed`] when WGSL does not compile,
-    /// [`BackendError::UnsupportedFeature`] when the device lacks a feature
-    /// of [`GraphSpec::features`](crate::spec::GraphSpec::features).
+    /// [`BackendError::BackendPanicked`] when wgpu or naga panicked while
+    /// compiling a kernel the validator accepted (caught: `gpu` stays
+    /// usable), [`BackendError::UnsupportedFeature`] when the device lacks
+    /// a feature of [`GraphSpec::features`](crate::spec::GraphSpec::features).
     pub fn new(gpu: &Gpu, spec: GraphSpec) -> Result<Self> {
         Self::with_cache_capacity(gpu, spec, DEFAULT_PLAN_CACHE_CAPACITY)
     }

@@ -230,6 +230,14 @@ pub mod __private {
         gpu.inject_poller_faults(faults);
     }
 
+    /// Fault injection for vyre's own tests, not an API: the next `count`
+    /// shader-module creations on `gpu` panic where wgpu's call would, as
+    /// naga's SPIR-V writer does on some valid WGSL (`Graph::new` must
+    /// return [`BackendError::BackendPanicked`] and leave `gpu` usable).
+    pub fn inject_backend_panics(gpu: &Gpu, count: usize) {
+        gpu.inject_backend_panics(count);
+    }
+
     /// The element type of an output in the placeholder `graph!` emits
     /// beside its errors, when no kernel could say the real one.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -2,7 +2,7 @@
 //! counters of submissions, allocations and transfers (`counters.rs`) and
 //! the pool of its transfers (`transfer.rs`).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::counters::{Counters, GpuCounters};
@@ -161,6 +161,9 @@ struct GpuInner {
     /// copies (`transfer.rs`).
     transfer: TransferOptions,
     pool: TransferPool,
+    /// Shader-module creations still to panic inside their catch, for
+    /// vyre's own tests ([`Gpu::inject_backend_panics`]).
+    backend_panics: AtomicUsize,
 }
 
 impl Polled for GpuInner {
@@ -352,6 +355,7 @@ impl Gpu {
                 poller: PollerState::default(),
                 pool: TransferPool::new(transfer.threads),
                 transfer,
+                backend_panics: AtomicUsize::new(0),
             }),
         }
     }
@@ -643,6 +647,21 @@ impl Gpu {
     /// Replaces the poller faults still to come (see [`PollerFaults`]).
     pub(crate) fn inject_poller_faults(&self, faults: PollerFaults) {
         self.inner.poller.inject(faults);
+    }
+
+    /// Makes the next `count` shader-module creations panic where wgpu's
+    /// own call would, inside the catch that turns such a panic into
+    /// [`BackendError::BackendPanicked`] (for vyre's own tests).
+    pub(crate) fn inject_backend_panics(&self, count: usize) {
+        self.inner.backend_panics.store(count, Ordering::Release);
+    }
+
+    /// Whether an injected backend panic is due now (one is used up).
+    pub(crate) fn take_backend_panic(&self) -> bool {
+        self.inner
+            .backend_panics
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
+            .is_ok()
     }
 
     /// Whether [`Gpu::abandon`] was called.

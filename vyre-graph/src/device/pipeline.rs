@@ -5,7 +5,9 @@
 //! share bind groups, and a graph's nodes often run one kernel with several
 //! override sets, all bound the same way.
 
+use std::any::Any;
 use std::num::NonZeroU64;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use super::gpu::Gpu;
@@ -27,10 +29,17 @@ impl KernelLayout {
         check_bindings_unique(kernel)?;
         let device = gpu.device();
         let scope = gpu.catch_errors();
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(&kernel.label),
-            source: wgpu::ShaderSource::Wgsl(kernel.source.clone()),
-        });
+        // On a `?` the scope is dropped, which pops it: a caught panic
+        // leaves no scope pushed.
+        let module = catch_backend_panic(kernel, &kernel.entry_point, MAKING_MODULE, || {
+            if gpu.take_backend_panic() {
+                panic!("vyre: injected panic inside create_shader_module");
+            }
+            device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(&kernel.label),
+                source: wgpu::ShaderSource::Wgsl(kernel.source.clone()),
+            })
+        })?;
         let group_count = kernel
             .bindings
             .iter()
@@ -146,17 +155,19 @@ pub(crate) fn build_entry_pipeline(
     let device = gpu.device();
     let constants: Vec<(&str, f64)> = overrides.iter().map(|o| (&*o.name, o.value)).collect();
     let scope = gpu.catch_errors();
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(&kernel.label),
-        layout: Some(layout),
-        module,
-        entry_point: Some(entry),
-        compilation_options: wgpu::PipelineCompilationOptions {
-            constants: &constants,
-            zero_initialize_workgroup_memory: true,
-        },
-        cache: None,
-    });
+    let pipeline = catch_backend_panic(kernel, entry, MAKING_PIPELINE, || {
+        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(&kernel.label),
+            layout: Some(layout),
+            module,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &constants,
+                zero_initialize_workgroup_memory: true,
+            },
+            cache: None,
+        })
+    })?;
     gpu.count_pipeline();
     if let Some(error) = scope.pop_now() {
         return Err(BackendError::KernelCompileFailed {
@@ -165,6 +176,49 @@ pub(crate) fn build_entry_pipeline(
         });
     }
     Ok(pipeline)
+}
+
+/// The stages a backend panic is caught in (see
+/// [`BackendError::BackendPanicked`]).
+const MAKING_MODULE: &str = "creating the shader module";
+const MAKING_PIPELINE: &str = "creating the compute pipeline";
+
+/// Run `make`, one wgpu call that compiles entry point `entry` of `kernel`,
+/// turning a panic inside wgpu or naga into
+/// [`BackendError::BackendPanicked`] (naga 30's SPIR-V writer panics on
+/// some WGSL its validator accepts, and Vulkan compiles the module while
+/// the call runs).
+///
+/// Unwinding out of wgpu releases wgpu's own locks, and no lock of the
+/// runtime is held here: kernels are compiled by `Graph::new` alone,
+/// before the graph (its plan cache included) exists. The caller's error
+/// scopes are still pushed and are popped by the caller, as after any
+/// other failure.
+fn catch_backend_panic<T>(
+    kernel: &KernelSpec,
+    entry: &str,
+    stage: &str,
+    make: impl FnOnce() -> T,
+) -> Result<T> {
+    std::panic::catch_unwind(AssertUnwindSafe(make)).map_err(|payload| {
+        BackendError::BackendPanicked {
+            kernel: kernel.label.to_string(),
+            entry_point: entry.to_string(),
+            stage: stage.to_string(),
+            message: panic_message(payload.as_ref()),
+        }
+    })
+}
+
+/// The text of a panic's payload (`panic!` gives a `&str` or a `String`).
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_string()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic whose payload is not text".to_string()
+    }
 }
 
 /// A compiled compute kernel: WGSL, entry point, explicit layouts and its
@@ -211,7 +265,9 @@ impl WgpuPipeline {
     ///
     /// # Errors
     /// [`BackendError::KernelCompileFailed`] with naga's message when the
-    /// WGSL does not compile or does not match the binding description.
+    /// WGSL does not compile or does not match the binding description;
+    /// [`BackendError::BackendPanicked`] when wgpu or naga panicked while
+    /// compiling it (caught: the `Gpu` stays usable).
     pub fn new(gpu: &Gpu, kernel: KernelSpec) -> Result<Self> {
         Self::with_overrides(gpu, kernel, &[])
     }

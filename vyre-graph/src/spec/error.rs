@@ -41,6 +41,26 @@ pub enum BackendError {
         /// naga's or wgpu's message.
         message: String,
     },
+    /// wgpu or naga panicked while turning a kernel into a shader module or
+    /// a pipeline for this adapter (naga 30's SPIR-V writer does on some
+    /// WGSL its own validator accepts, e.g. a pointer into an array element
+    /// passed to a function: "Expression [N] is not cached"). The panic was
+    /// caught: nothing of the graph was built, and the `Gpu` stays usable
+    /// for other graphs.
+    #[error(
+        "the shader backend panicked while {stage} of kernel `{kernel}` (entry point `{entry_point}`): {message}\nthe kernel passed naga's validation, so this is a bug in naga's or wgpu's backend for this adapter, not a mistake in the WGSL; rewrite the expression the message points at (e.g. copy into a local variable and pass a pointer to the whole variable instead of to an element or field), or try another backend with WGPU_BACKEND, and report the kernel to https://github.com/gfx-rs/wgpu/issues; the Gpu stays usable"
+    )]
+    BackendPanicked {
+        /// The kernel's label.
+        kernel: String,
+        /// The entry point being compiled.
+        entry_point: String,
+        /// What was being made: "creating the shader module" or "creating
+        /// the compute pipeline".
+        stage: String,
+        /// The panic's message.
+        message: String,
+    },
     /// The graph description is inconsistent.
     #[error("invalid graph `{graph}`: {reason}")]
     InvalidProgram {
