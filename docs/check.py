@@ -10,7 +10,12 @@ must name a file or folder that exists; a `#fragment` must be a heading of
 the target Markdown file (GitHub's anchor rules). External links
 (http, https, mailto) are not fetched.
 
-`snippets` takes every ```rust block of those pages that has a
+`snippets` first checks that every ```rust block (a program or a
+fragment) names only crates that a crate depending on `vyre-graph` alone
+has: `bytemuck`, `wgpu`, `half` and `pollster`'s `block_on` through
+`vyre_graph::` (the workspace's own examples depend on them directly, so a
+build here would not notice). Then it takes every ```rust block of those
+pages that has a
 `fn main(` at the start of a line: a complete program. Each becomes a module of one temporary
 example, examples/zz_docs_check.rs, whose `main` runs them in turn; the
 example is built and run with `cargo run --example zz_docs_check`, then
@@ -135,7 +140,55 @@ def snippets():
     return found
 
 
+# Crates the workspace's root package depends on directly but a user's
+# crate with only `vyre-graph` does not: a program must reach them through
+# `vyre_graph::` (which re-exports all but `pollster`, whose `block_on` is
+# `vyre_graph::block_on`).
+NOT_A_USERS_DEPENDENCY = ("bytemuck", "half", "pollster", "wgpu", "rayon", "smallvec")
+
+
+def foreign_crates(code):
+    """The crates of NOT_A_USERS_DEPENDENCY that `code` names directly
+    rather than through `vyre_graph::` (or a `use vyre_graph::..` that
+    brings the name in)."""
+    code = re.sub(r"//[^\n]*", "", code)  # comments may name anything
+    imported = " ".join(re.findall(r"\buse\s+vyre_graph::[^;]*;", code))
+    found = []
+    for crate in NOT_A_USERS_DEPENDENCY:
+        if re.search(r"\b" + crate + r"\b", imported):
+            continue
+        if re.search(r"(?<![\w:])" + crate + r"::", code) or re.search(r"\buse\s+" + crate + r"\b", code):
+            found.append(crate)
+    return found
+
+
+def rust_blocks():
+    """(page, line, code) of every ```rust block, fragments included."""
+    found = []
+    for page in PAGES:
+        if not page.exists():
+            continue
+        lines = page.read_text(encoding="utf-8").splitlines()
+        i = 0
+        while i < len(lines):
+            m = FENCE.match(lines[i])
+            if m and m.group(3).strip().split(",")[0] == "rust":
+                j = i + 1
+                while j < len(lines) and not lines[j].strip().startswith(m.group(2)):
+                    j += 1
+                found.append((page.relative_to(ROOT), i + 2, "\n".join(lines[i + 1 : j])))
+                i = j + 1
+            else:
+                i += 1
+    return found
+
+
 def check_snippets():
+    foreign = [(page, line, crates) for page, line, code in rust_blocks() if (crates := foreign_crates(code))]
+    for page, line, crates in foreign:
+        names = ", ".join(f"`{c}`" for c in crates)
+        print(f"{page}:{line}: names {names} directly; a crate that depends on vyre-graph alone has no such "
+              f"dependency: write `vyre_graph::{crates[0]}` (`vyre_graph::block_on` for pollster's)")
     found = snippets()
     modules = []
     calls = []
@@ -199,8 +252,9 @@ fn main() -> std::process::ExitCode {
     finally:
         if os.environ.get("DOCS_CHECK_KEEP") != "1":
             EXAMPLE.unlink(missing_ok=True)
-    print(f"snippets: {len(found)} programs, {'all ran' if result.returncode == 0 else 'FAILED'}")
-    return result.returncode == 0
+    print(f"snippets: {len(found)} programs, {'all ran' if result.returncode == 0 else 'FAILED'}; "
+          f"{len(foreign)} blocks name a crate a user's crate does not have")
+    return result.returncode == 0 and not foreign
 
 
 def main():
