@@ -590,6 +590,23 @@ fn image_pipeline_fuses_into_two_dispatches() {
     assert!(bound.contains(&3), "{bound:?}");
     assert!(!bound.iter().any(|b| [4, 5, 6].contains(b)), "{bound:?}");
     let fused = image::Fused::new(&gpu).expect("fused");
+    // describe(): t1, t3, t4 and t5 stay in registers, and t4's slot is
+    // not a placeholder, since t2 in it is bound.
+    let d = fused.describe();
+    let in_registers: Vec<&str> = d
+        .buffers
+        .iter()
+        .filter(|b| b.in_registers)
+        .map(|b| b.name.as_str())
+        .collect();
+    assert_eq!(in_registers, ["t1", "t3", "t4", "t5"], "{d}");
+    assert!(
+        d.to_string().starts_with(
+            "graph Fused: 6 nodes, 6 levels, 4 buffers in 4 device slots, 4 more kept in registers by fused dispatches (not allocated; 1 unbound placeholder slot of 32 bytes stands in their place)\n"
+        ),
+        "{d}"
+    );
+    assert_eq!((d.slot_count, d.placeholder_slots), (5, 1), "{d}");
     let unfused = image::unfused::Unfused::new(&gpu).expect("unfused");
     let tone = image::Tone {
         brightness: 0.05,

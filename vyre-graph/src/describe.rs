@@ -10,6 +10,7 @@ use std::fmt;
 use vyre_analysis::{Edge, hazard_name};
 
 use crate::plan::dispatch::Dispatch;
+use crate::plan::launch::MIN_SLOT_BYTES;
 use crate::plan::program::Program;
 use crate::spec::{BufferClass, DispatchSize, Extent};
 
@@ -43,8 +44,15 @@ pub struct BufferDescription {
     pub element_size: u32,
     /// Elements as a function of `n`.
     pub len: Extent,
-    /// The device slot it lives in (buffers sharing a slot alias).
+    /// The device slot it lives in (buffers sharing a slot alias). For a
+    /// buffer [`in_registers`](BufferDescription::in_registers), the slot
+    /// the analysis gave it, which no dispatch binds it to.
     pub slot: usize,
+    /// Whether it lives only in registers: an intermediate a fused group
+    /// writes and reads inside its one dispatch, so no dispatch binds it
+    /// and no plan allocates memory for it (it adds nothing to its slot's
+    /// size).
+    pub in_registers: bool,
     /// First and last node that need its contents, if used.
     pub live: Option<(usize, usize)>,
     /// Set for an append buffer (`len` is then its capacity).
@@ -68,8 +76,15 @@ pub struct Description {
     pub edges: Vec<Edge>,
     /// Number of levels.
     pub level_count: u32,
-    /// Number of device buffers after aliasing.
+    /// Number of device slots after aliasing: a plan creates one device
+    /// buffer per slot, [`placeholder_slots`](Description::placeholder_slots)
+    /// included.
     pub slot_count: usize,
+    /// Slots that hold only buffers kept [in
+    /// registers](BufferDescription::in_registers): a plan creates each as
+    /// a placeholder of [`Description::PLACEHOLDER_BYTES`] bytes that no
+    /// dispatch binds.
+    pub placeholder_slots: usize,
     /// Fused groups: each group's dispatch label and member nodes (indices
     /// into `nodes`), run as one dispatch.
     pub fused: Vec<(String, Vec<usize>)>,
@@ -87,17 +102,53 @@ pub struct Description {
     pub control_dispatches: usize,
 }
 
-impl fmt::Display for Description {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
+impl Description {
+    /// The size of a placeholder slot (see
+    /// [`Description::placeholder_slots`]).
+    pub const PLACEHOLDER_BYTES: u64 = MIN_SLOT_BYTES;
+
+    /// The first line of the table: what a plan allocates for the graph's
+    /// buffers, and how many of them stay in registers.
+    fn fmt_header(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let registers = self.buffers.iter().filter(|b| b.in_registers).count();
+        write!(
             f,
-            "graph {}: {} nodes, {} levels, {} buffers in {} device slots",
+            "graph {}: {} nodes, {} levels, ",
             self.name,
             self.nodes.len(),
             self.level_count,
-            self.buffers.len(),
-            self.slot_count
         )?;
+        if registers == 0 {
+            return writeln!(
+                f,
+                "{} buffers in {} device slots",
+                self.buffers.len(),
+                self.slot_count
+            );
+        }
+        let placeholders = match self.placeholder_slots {
+            0 => String::new(),
+            1 => format!(
+                "; 1 unbound placeholder slot of {} bytes stands in their place",
+                Self::PLACEHOLDER_BYTES
+            ),
+            p => format!(
+                "; {p} unbound placeholder slots of {} bytes stand in their place",
+                Self::PLACEHOLDER_BYTES
+            ),
+        };
+        writeln!(
+            f,
+            "{} buffers in {} device slots, {registers} more kept in registers by fused dispatches (not allocated{placeholders})",
+            self.buffers.len() - registers,
+            self.slot_count - self.placeholder_slots,
+        )
+    }
+}
+
+impl fmt::Display for Description {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_header(f)?;
         for (i, n) in self.nodes.iter().enumerate() {
             let size = match n.size {
                 DispatchSize::Invocations(e) => format!("over {e}"),
@@ -183,6 +234,23 @@ impl fmt::Display for Description {
 /// GPU time from `times` (empty: none).
 pub(crate) fn describe(program: &Program, times: &[u64]) -> Description {
     let a = &program.analysis;
+    let slot_of = |i: usize| a.slots.get(i).copied().unwrap_or(i);
+    // A buffer no dispatch binds is kept in registers when a node binds it
+    // (a fused group's member); otherwise it is unused.
+    let in_registers = |i: usize| {
+        !program.bound.get(i).copied().unwrap_or(true)
+            && program
+                .spec
+                .nodes
+                .iter()
+                .any(|n| n.bindings.iter().any(|b| b.buffer == i))
+    };
+    let mut slot_bound = vec![false; a.slot_count];
+    for (i, &bound) in program.bound.iter().enumerate() {
+        if let Some(s) = slot_bound.get_mut(slot_of(i)) {
+            *s |= bound;
+        }
+    }
     Description {
         name: program.spec.name.to_string(),
         nodes: program
@@ -213,7 +281,8 @@ pub(crate) fn describe(program: &Program, times: &[u64]) -> Description {
                 class: b.class,
                 element_size: b.element_size,
                 len: b.len,
-                slot: a.slots.get(i).copied().unwrap_or(i),
+                slot: slot_of(i),
+                in_registers: in_registers(i),
                 live: a
                     .live_ranges
                     .get(i)
@@ -227,6 +296,7 @@ pub(crate) fn describe(program: &Program, times: &[u64]) -> Description {
         edges: a.edges.clone(),
         level_count: a.level_count,
         slot_count: a.slot_count,
+        placeholder_slots: slot_bound.iter().filter(|&&b| !b).count(),
         fused: program
             .spec
             .fused
@@ -318,6 +388,11 @@ impl BufferDescription {
                 b.len,
                 b.element_size,
                 b.slot
+            )?,
+            (None, None) if b.in_registers => write!(
+                f,
+                "  buffer `{}` {:?} [{}] x {} bytes, in registers (never allocated)",
+                b.name, b.class, b.len, b.element_size
             )?,
             (None, None) => write!(
                 f,
