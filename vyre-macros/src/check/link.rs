@@ -30,6 +30,13 @@ pub use crate::model::link::{Linked, Unit, UnitInfo};
 use wesl::syntax::{GlobalDeclaration, ImportContent, ModulePath, PathOrigin, TranslationUnit};
 use wesl::{CompileOptions, EscapeMangler, Feature, Features, Mangler, ResolveError, Resolver};
 
+mod align;
+mod tokens;
+
+use align::align_all;
+use tokens::decl_name;
+pub use tokens::tokenize;
+
 /// Stack for the WESL parser and linker.
 const LINK_STACK: usize = 64 << 20;
 
@@ -519,16 +526,6 @@ fn decl_names(text: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn decl_name(decl: &GlobalDeclaration) -> Option<String> {
-    match decl {
-        GlobalDeclaration::Declaration(d) => Some(d.ident.to_string()),
-        GlobalDeclaration::TypeAlias(d) => Some(d.ident.to_string()),
-        GlobalDeclaration::Struct(d) => Some(d.ident.to_string()),
-        GlobalDeclaration::Function(d) => Some(d.ident.to_string()),
-        _ => None,
-    }
-}
-
 /// Gives imported structs their declared names back when no other
 /// declaration of the linked module has that name (so a struct shared by
 /// kernels generates one Rust type named as the user wrote it). Returns
@@ -582,199 +579,9 @@ fn rename_word(text: &str, from: &str, to: &str) -> String {
     out
 }
 
-/// Maps every token of the linked text to the token of the module it came
-/// from, declaration by declaration.
-fn align_all(
-    text: &str,
-    units: &[UnitInfo],
-    names: &HashMap<String, (String, String)>,
-) -> Vec<(Range<usize>, usize, Range<usize>)> {
-    let Ok(linked) = text.parse::<TranslationUnit>() else {
-        return Vec::new();
-    };
-    let parsed: Vec<Option<TranslationUnit>> = units.iter().map(|u| u.text.parse().ok()).collect();
-    let root_names: Vec<String> = parsed
-        .first()
-        .and_then(Option::as_ref)
-        .map(|tu| {
-            tu.global_declarations
-                .iter()
-                .filter_map(|d| decl_name(d))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut pieces = Vec::new();
-    for decl in &linked.global_declarations {
-        let Some(name) = decl_name(decl) else {
-            continue;
-        };
-        let (unit, item) = if root_names.contains(&name) {
-            (0, name)
-        } else if let Some((path, item)) = names.get(&name) {
-            let Some(u) = units.iter().position(|u| u.path == *path) else {
-                continue;
-            };
-            (u, item.clone())
-        } else {
-            continue;
-        };
-        let Some(original) = parsed.get(unit).and_then(Option::as_ref).and_then(|tu| {
-            tu.global_declarations
-                .iter()
-                .find(|d| decl_name(d).as_deref() == Some(item.as_str()))
-        }) else {
-            continue;
-        };
-        let (Some(unit_text), here, there) = (
-            units.get(unit).map(|u| u.text.as_str()),
-            decl.span(),
-            original.span(),
-        ) else {
-            continue;
-        };
-        align(
-            (text, here.start..here.end),
-            (unit_text, there.start..there.end),
-            unit,
-            &mut pieces,
-        );
-    }
-    pieces.sort_by_key(|p| p.0.start);
-    pieces
-}
-
-/// Whether two tokens correspond: equal text, or both identifiers (names
-/// are mangled), or both numbers (literals may be respelled).
-fn same(a: &str, b: &str) -> bool {
-    let ident = |s: &str| s.starts_with(|c: char| c.is_alphabetic() || c == '_');
-    let number = |s: &str| s.starts_with(|c: char| c.is_ascii_digit());
-    a == b || (ident(a) && ident(b)) || (number(a) && number(b))
-}
-
-/// Aligns the tokens of a linked declaration with those of its original.
-fn align(
-    (text, here): (&str, Range<usize>),
-    (orig, there): (&str, Range<usize>),
-    unit: usize,
-    pieces: &mut Vec<(Range<usize>, usize, Range<usize>)>,
-) {
-    let shift = |v: Vec<Range<usize>>, by: usize| -> Vec<Range<usize>> {
-        v.into_iter().map(|r| r.start + by..r.end + by).collect()
-    };
-    let a = shift(
-        tokenize(text.get(here.clone()).unwrap_or_default()),
-        here.start,
-    );
-    let b = shift(
-        tokenize(orig.get(there.clone()).unwrap_or_default()),
-        there.start,
-    );
-    let ta = |i: usize| {
-        a.get(i)
-            .and_then(|r| text.get(r.clone()))
-            .unwrap_or_default()
-    };
-    let tb = |j: usize| {
-        b.get(j)
-            .and_then(|r| orig.get(r.clone()))
-            .unwrap_or_default()
-    };
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() {
-        // `a::b::item` in the original is one (mangled) name in the output.
-        while j + 2 < b.len() && tb(j + 1) == ":" && tb(j + 2) == ":" && same(tb(j), "x") {
-            j += 3;
-        }
-        if !same(ta(i), tb(j)) {
-            // Resynchronise: the next place where three tokens match.
-            if let Some(k) = (1..64).find(|k| (0..3).all(|d| same(ta(i + d), tb(j + k + d)))) {
-                j += k;
-            }
-        }
-        let target = b
-            .get(j)
-            .or_else(|| b.last())
-            .cloned()
-            .unwrap_or(there.start..there.start);
-        if let Some(r) = a.get(i) {
-            pieces.push((r.clone(), unit, target));
-        }
-        i += 1;
-        if same(ta(i - 1), tb(j)) {
-            j += 1;
-        }
-    }
-}
-
-/// WGSL tokens as byte ranges: identifiers, numbers, one punctuation
-/// character each; whitespace and comments skipped.
-pub fn tokenize(text: &str) -> Vec<Range<usize>> {
-    let bytes = text.as_bytes();
-    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = at(i);
-        if c.is_ascii_whitespace() {
-            i += 1;
-        } else if c == b'/' && at(i + 1) == b'/' {
-            while i < bytes.len() && at(i) != b'\n' {
-                i += 1;
-            }
-        } else if c == b'/' && at(i + 1) == b'*' {
-            let mut depth = 0usize;
-            while i < bytes.len() {
-                if at(i) == b'/' && at(i + 1) == b'*' {
-                    depth += 1;
-                    i += 2;
-                } else if at(i) == b'*' && at(i + 1) == b'/' {
-                    depth = depth.saturating_sub(1);
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
-        } else if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 {
-            let start = i;
-            let number = c.is_ascii_digit();
-            while i < bytes.len() {
-                let d = at(i);
-                let sign = number
-                    && matches!(d, b'+' | b'-')
-                    && matches!(at(i - 1), b'e' | b'E' | b'p' | b'P')
-                    && !text
-                        .get(start..i)
-                        .is_some_and(|s| s.starts_with("0x") && !s.contains(['p', 'P']));
-                if d.is_ascii_alphanumeric()
-                    || d == b'_'
-                    || d >= 0x80
-                    || (number && d == b'.')
-                    || sign
-                {
-                    i += 1;
-                } else {
-                    break;
-                }
-            }
-            out.push(start..i);
-        } else {
-            // One character (multi-byte ones whole).
-            let len = text
-                .get(i..)
-                .and_then(|s| s.chars().next())
-                .map_or(1, char::len_utf8);
-            out.push(i..i + len);
-            i += len;
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
+    use super::align::directives;
     use super::*;
 
     fn input(root: &str, modules: &[(&str, &str)]) -> LinkInput {
@@ -804,6 +611,19 @@ mod tests {
         assert!(!needs_link("// package::rng::hash\nfn f() {}"));
         assert!(!needs_link("/* a::b */ fn f(x: u32) {}"));
         assert!(!needs_link("struct S { a: u32 }"));
+    }
+
+    #[test]
+    fn maps_a_kept_directive_back() {
+        let root = "@if(fast) enable f16;\n@if(slow) enable x;\n@compute @workgroup_size(1)\nfn main() {}\n";
+        let linked = link_here(&input(root, &[])).unwrap();
+        let at = linked.text.find("f16").unwrap();
+        let (unit, range) = linked.unlink(at..at + 3).unwrap();
+        assert_eq!(unit, 0);
+        assert_eq!(range.start, root.find("f16").unwrap(), "{}", linked.text);
+        assert_eq!(&root[range], "f16");
+        assert_eq!(directives(root).len(), 2);
+        assert!(directives("@diagnostic(off, x) fn f() {}").is_empty());
     }
 
     #[test]

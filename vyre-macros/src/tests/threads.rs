@@ -15,6 +15,8 @@ use quote::ToTokens;
 const WORKER_FILES: &[&str] = &[
     "check/worker.rs",
     "check/link.rs",
+    "check/link/align.rs",
+    "check/link/tokens.rs",
     "model/link.rs",
     "check/partial.rs",
     "check/convert.rs",
