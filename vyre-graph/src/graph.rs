@@ -468,6 +468,11 @@ impl Graph {
     /// reusing it. A cached plan makes recording allocate nothing: no
     /// buffer, no bind group.
     ///
+    /// At `n = 0` the rule of [`Graph::run`] holds: a graph whose outputs
+    /// are then empty or a reduction's identity records nothing (its
+    /// resident sinks are written through the queue, its host sinks when
+    /// the run is read); any other graph is refused.
+    ///
     /// ```no_run
     /// # fn f(gpu: &vyre_graph::Gpu, graph: &vyre_graph::Graph, x: &vyre_graph::GpuBufferHandle, y: &vyre_graph::GpuBufferHandle) -> vyre_graph::Result<()> {
     /// use vyre_graph::{DispatchConfig, Feed, Sink};
@@ -527,6 +532,19 @@ impl Graph {
         scopes: Scopes<'_>,
     ) -> Result<RecordedRun<'_>> {
         let _span = enter!("record", graph = %self.program.spec.name, n);
+        // At n = 0 a graph whose outputs are then empty or a reduction's
+        // identity records nothing; reading the run gives them.
+        if n == 0 && self.program.runs_empty() {
+            let report =
+                crate::run::empty::record_empty(&self.gpu, &self.program, feeds, sinks, config)?;
+            return Ok(RecordedRun::empty(
+                &self.gpu,
+                &self.program,
+                report,
+                sinks,
+                config,
+            ));
+        }
         let scope = self.gpu.catch_errors();
         // 1-4. Check, plan, bind, encode, into the caller's encoder.
         let started = self.start(encoder, n, (feeds, sinks, None), (config, scopes), false);

@@ -64,7 +64,8 @@ pub struct GpuBufferHandle {
 }
 
 impl GpuBufferHandle {
-    /// A zeroed device buffer of `size` bytes (rounded up to 4).
+    /// A zeroed device buffer of `size` bytes (rounded up to 4; 0 makes an
+    /// empty buffer, see [`GpuBufferHandle::size`]).
     ///
     /// # Errors
     /// [`BackendError::BufferTooLarge`] over the device's buffer limit.
@@ -78,7 +79,10 @@ impl GpuBufferHandle {
     /// # Errors
     /// As [`GpuBufferHandle::zeroed`].
     pub fn zeroed_with_usage(gpu: &Gpu, size: u64, usage: wgpu::BufferUsages) -> Result<Self> {
-        let size = size.max(4).next_multiple_of(4);
+        // An empty buffer stays empty (`size()` 0, read back as nothing),
+        // backed by one word: wgpu makes no empty storage buffer.
+        let logical = size.next_multiple_of(4);
+        let size = logical.max(4);
         let max = gpu.limits().max_buffer_size;
         if size > max {
             return Err(BackendError::BufferTooLarge {
@@ -100,7 +104,7 @@ impl GpuBufferHandle {
         Ok(GpuBufferHandle {
             inner: Arc::new(HandleInner {
                 buffer,
-                size,
+                size: logical,
                 gpu: gpu.clone(),
                 released: AtomicBool::new(false),
                 owned: true,
@@ -192,7 +196,10 @@ impl GpuBufferHandle {
         Weak::ptr_eq(&bound.inner, &Arc::downgrade(&self.inner))
     }
 
-    /// Size in bytes.
+    /// Size in bytes: what the buffer holds. A buffer made empty
+    /// ([`GpuBufferHandle::zeroed`] with 0 bytes, an output at problem size
+    /// 0) has size 0 and reads back as nothing, though a 4-byte allocation
+    /// backs it ([`GpuBufferHandle::buffer`]).
     #[must_use]
     pub fn size(&self) -> u64 {
         self.inner.size
@@ -287,6 +294,9 @@ impl GpuBufferHandle {
     /// As [`GpuBufferHandle::read`].
     pub fn read_as<T: Pod + Send + Sync>(&self, gpu: &Gpu) -> Result<Vec<T>> {
         self.check(gpu, "", 0, wgpu::BufferUsages::COPY_SRC)?;
+        if self.size() == 0 {
+            return Ok(Vec::new());
+        }
         let staging = gpu.create_buffer(&wgpu::BufferDescriptor {
             label: Some("vyre readback"),
             size: self.size(),

@@ -120,8 +120,9 @@ impl Program {
             if n == 0 && !self.runs_empty() {
                 return Err(BackendError::InvalidProblemSize {
                     reason: format!(
-                        "input `{}` is empty, so the problem size is 0; pass at least one element",
-                        buffer.name
+                        "input `{}` is empty, so the problem size is 0, but {}; pass at least one element",
+                        buffer.name,
+                        self.zero_reason()
                     ),
                 });
             }
@@ -170,11 +171,37 @@ impl Program {
         })
     }
 
+    /// Why a run at problem size 0 is refused when [`Program::runs_empty`]
+    /// says no: the first output that has no value there.
+    fn zero_reason(&self) -> String {
+        let why = self.host_outputs.iter().find_map(|&b| {
+            let spec = &self.spec.buffers[b];
+            let name = &spec.name;
+            if spec.texture.is_some() {
+                Some(format!("output `{name}` (a texture)"))
+            } else if spec.append.is_some() {
+                Some(format!("output `{name}` (an append buffer)"))
+            } else if spec.len.eval(0) > 0 && spec.empty_value.is_none() {
+                Some(format!("output `{name}` ({} elements)", spec.len.eval(0)))
+            } else {
+                None
+            }
+        });
+        format!(
+            "graph `{}` has no value at n = 0 for {}",
+            self.spec.name,
+            why.unwrap_or_else(|| "its outputs".into())
+        )
+    }
+
+    /// The error of every way to run at problem size 0 given explicitly
+    /// when [`Program::runs_empty`] says no (an inferred size of 0 says
+    /// which input is empty, with the same reason).
     pub(crate) fn zero_problem_size(&self) -> BackendError {
         BackendError::InvalidProblemSize {
             reason: format!(
-                "graph `{}` was asked to run with problem size 0; pass at least one element",
-                self.spec.name
+                "{} and was asked to run with problem size 0; pass at least one element",
+                self.zero_reason()
             ),
         }
     }
@@ -234,7 +261,8 @@ impl Program {
                     };
                     h.check(gpu, &spec.name, expected, usage)?;
                     let least = self.least_binding_bytes(b);
-                    if spec.class == BufferClass::Input && h.size() < least {
+                    // At n = 0 nothing is bound (`run/empty.rs`).
+                    if spec.class == BufferClass::Input && n > 0 && h.size() < least {
                         return Err(BackendError::InvalidHandle {
                             buffer: spec.name.to_string(),
                             reason: format!(
@@ -278,10 +306,11 @@ impl Program {
                     check_vec_sink(spec, n, expected, v.target)?;
                     readback = readback.saturating_add(expected);
                 }
+                // An output empty at this size fits an empty handle.
                 Sink::Device(h) => h.check(
                     gpu,
                     &spec.name,
-                    round4(expected),
+                    if expected == 0 { 0 } else { round4(expected) },
                     wgpu::BufferUsages::COPY_DST,
                 )?,
                 Sink::Skip => {}

@@ -2,7 +2,10 @@
 //! (`Program::runs_empty`): every output is empty at n = 0 or holds its
 //! `empty_value` there (a reduction's identity over an empty source). The
 //! run is a straight line of two steps: check, then fill the sinks.
-//! Nothing is planned, allocated or submitted.
+//! Nothing is planned, allocated or submitted. A run recorded into the
+//! caller's encoder at n = 0 (`record_empty`, then `read_empty`) records
+//! nothing: its resident sinks are written through the queue, its host
+//! sinks when it is read.
 
 use std::sync::Arc;
 
@@ -14,6 +17,7 @@ use crate::plan::program::Program;
 use crate::spec::config::DispatchConfig;
 use crate::spec::error::{BackendError, Result};
 use crate::spec::plan::{BatchDispatchPlan, Topology};
+use crate::spec::transfer::TransferOptions;
 
 /// Check the feeds and sinks at n = 0, then write each output's value.
 ///
@@ -32,16 +36,79 @@ pub(crate) fn run_empty(
     program.check_io(gpu, 0, feeds, sinks, config)?;
     let check_ns = elapsed_ns(started);
     // 2. Fill: each output's elements, all its empty value.
-    let copier = gpu.copier(config.transfer);
+    fill(gpu, program, sinks, config.transfer, true)?;
+    Ok(empty_report(program, config, started, check_ns))
+}
+
+/// `Graph::record` at n = 0 (see [`run_empty`]): the checks, then each
+/// resident sink's value written through the queue (it lands before the
+/// caller's submission, as a recorded run's uploads do). Nothing is
+/// recorded into the caller's encoder; the host sinks are filled when the
+/// run is read ([`read_empty`]).
+///
+/// # Errors
+/// As `Program::check_io` at n = 0.
+pub(crate) fn record_empty(
+    gpu: &Gpu,
+    program: &Program,
+    feeds: &[Feed<'_>],
+    sinks: &[Sink<'_>],
+    config: &DispatchConfig,
+) -> Result<RunReport> {
+    let started = std::time::Instant::now();
+    program.check_io(gpu, 0, feeds, sinks, config)?;
+    let check_ns = elapsed_ns(started);
+    for (sink, &b) in sinks.iter().zip(&program.host_outputs) {
+        if let Sink::Device(h) = sink {
+            let (_, bytes) = empty_bytes(program, b);
+            if !bytes.is_empty() {
+                gpu.queue().write_buffer(h.buffer(), 0, &bytes);
+            }
+        }
+    }
+    Ok(empty_report(program, config, started, check_ns))
+}
+
+/// The read of a run recorded at n = 0 ([`record_empty`]): each host
+/// sink's value (the resident ones were written when it was recorded).
+///
+/// # Errors
+/// [`BackendError::HostAllocationFailed`] when a vector sink cannot grow.
+pub(crate) fn read_empty(
+    gpu: &Gpu,
+    program: &Program,
+    sinks: &mut [Sink<'_>],
+    transfer: Option<TransferOptions>,
+) -> Result<()> {
+    fill(gpu, program, sinks, transfer, false)
+}
+
+/// Output `b`'s elements at n = 0 and their bytes: each its empty value.
+fn empty_bytes(program: &Program, b: usize) -> (usize, Vec<u8>) {
+    let spec = &program.spec.buffers[b];
+    let elements = usize::try_from(spec.len.eval(0)).unwrap_or(usize::MAX);
+    let value = spec.empty_value.as_deref().unwrap_or(&[]);
+    let bytes: Vec<u8> = if elements == 0 {
+        Vec::new()
+    } else {
+        value.repeat(elements)
+    };
+    (elements, bytes)
+}
+
+/// Write each output's value at n = 0 into its sink (resident sinks too
+/// when `device`).
+fn fill(
+    gpu: &Gpu,
+    program: &Program,
+    sinks: &mut [Sink<'_>],
+    transfer: Option<TransferOptions>,
+    device: bool,
+) -> Result<()> {
+    let copier = gpu.copier(transfer);
     for (sink, &b) in sinks.iter_mut().zip(&program.host_outputs) {
         let spec = &program.spec.buffers[b];
-        let elements = usize::try_from(spec.len.eval(0)).unwrap_or(usize::MAX);
-        let value = spec.empty_value.as_deref().unwrap_or(&[]);
-        let bytes: Vec<u8> = if elements == 0 {
-            Vec::new()
-        } else {
-            value.repeat(elements)
-        };
+        let (elements, bytes) = empty_bytes(program, b);
         match sink {
             Sink::Host(dst) => dst.copy_from_slice(&bytes),
             Sink::Vector(v) => {
@@ -53,7 +120,7 @@ pub(crate) fn run_empty(
                         bytes,
                     })?;
             }
-            Sink::Device(h) if !bytes.is_empty() => {
+            Sink::Device(h) if device && !bytes.is_empty() => {
                 gpu.queue().write_buffer(h.buffer(), 0, &bytes);
             }
             Sink::Device(_) | Sink::Skip => {}
@@ -68,7 +135,17 @@ pub(crate) fn run_empty(
             }
         }
     }
-    Ok(RunReport {
+    Ok(())
+}
+
+/// The report of a run at n = 0: nothing planned, submitted or dispatched.
+fn empty_report(
+    program: &Program,
+    config: &DispatchConfig,
+    started: std::time::Instant,
+    check_ns: u64,
+) -> RunReport {
+    RunReport {
         n: 0,
         plan: BatchDispatchPlan {
             queue_len: 0,
@@ -95,5 +172,5 @@ pub(crate) fn run_empty(
         tracks: Arc::clone(&program.tracks),
         started: Some(started),
         profiled: config.profile,
-    })
+    }
 }
