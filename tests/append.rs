@@ -1071,3 +1071,61 @@ fn grow_stays_within_the_runs_memory_budget() {
     assert_kept(&out.hits, 400, "400 kept");
     assert!(report.cache_hit);
 }
+
+/// A stream of 8 runs at depth 3 (with the runs really in flight together,
+/// `StreamDepth::Asked`, and as the adapter picks) at a new size whose
+/// append output must grow, with a count that rises from run to run:
+/// every run that overflowed its capacity, the ones already in flight
+/// included, runs again after the growth, so every run returns its items
+/// (checked against the CPU) and none an `AppendOverflow`.
+#[test]
+fn a_stream_whose_append_output_grows_returns_every_run() {
+    let _serial = serial();
+    let gpu = gpu();
+    let depths = [
+        vyre_graph::StreamDepth::Asked,
+        vyre_graph::StreamDepth::Auto,
+    ];
+    for (k, depth) in depths.into_iter().enumerate() {
+        let graph = Growing::new(&gpu).expect("graph");
+        let n = 4000 + k;
+        // Declared capacity n / 4 = 1000: each run holds more than the last.
+        let xs: Vec<Vec<u32>> = (0..8).map(|r| with_evens(n, 1100 + 100 * r)).collect();
+        let inputs: Vec<&[u32]> = xs.iter().map(Vec::as_slice).collect();
+        let config = vyre_graph::DispatchConfig::default().with_stream_depth(depth);
+        let ran = graph.run_many(&config, 3, &inputs);
+        assert_eq!(ran.len(), 8);
+        for (r, (result, x)) in ran.into_iter().zip(&xs).enumerate() {
+            let out = result.unwrap_or_else(|e| panic!("{depth:?}, run {r}: {e}"));
+            assert_same(&sorted(out.hits), &evens(x), &format!("{depth:?}, run {r}"));
+        }
+        // The untyped stream with host slices sized for the declared
+        // capacity cannot take the grown size: its overflow is kept.
+        let x = with_evens(n + 8, 1500);
+        let b = graph.graph().spec().host_outputs().next().expect("hits");
+        let declared = graph
+            .graph()
+            .buffer_bytes(b, (n + 8) as u64)
+            .expect("bytes");
+        assert!(
+            declared < 4 * 1500,
+            "{declared} bytes hold fewer than 1,500 items"
+        );
+        let mut hits = vec![0u8; declared as usize];
+        let mut one = [vyre_graph::Instance::new(
+            (n + 8) as u64,
+            vec![vyre_graph::Feed::Host(bytemuck::cast_slice(&x))],
+            vec![vyre_graph::Sink::Host(&mut hits)],
+        )];
+        let ran = graph.graph().run_many(&mut one, 3, &config);
+        assert!(
+            matches!(
+                &ran[0],
+                Err(BackendError::BatchInstance { source, .. })
+                    if matches!(**source, BackendError::AppendOverflow { count: 1500, .. })
+            ),
+            "{:?}",
+            ran[0]
+        );
+    }
+}

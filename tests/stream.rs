@@ -6,7 +6,7 @@
 mod common;
 
 use common::{gpu, serial};
-use vyre_graph::{BackendError, DispatchConfig, Feed, Instance, Sink, graph};
+use vyre_graph::{BackendError, DispatchConfig, Feed, Instance, Sink, StreamDepth, graph};
 
 graph! {
     /// Three dependent element-wise steps.
@@ -59,6 +59,12 @@ fn inputs(count: usize, n: usize, seed: u32) -> Vec<Vec<u32>> {
         .collect()
 }
 
+/// Streams with their runs really in flight together, whatever the
+/// adapter (on a CPU adapter the default depth is 1).
+fn overlapped() -> DispatchConfig {
+    DispatchConfig::default().with_stream_depth(StreamDepth::Asked)
+}
+
 /// A stream of the runs of `xs` at `depth`; each result and output.
 fn stream(
     graph: &Steps,
@@ -80,9 +86,7 @@ fn stream(
             )
         })
         .collect();
-    let results = graph
-        .graph()
-        .run_many(&mut runs, depth, &DispatchConfig::default());
+    let results = graph.graph().run_many(&mut runs, depth, &overlapped());
     drop(runs);
     (results, ys)
 }
@@ -144,9 +148,7 @@ fn a_failing_run_in_the_middle_is_its_own_and_the_stream_goes_on() {
             )
         })
         .collect();
-    let results = graph
-        .graph()
-        .run_many(&mut runs, 2, &DispatchConfig::default());
+    let results = graph.graph().run_many(&mut runs, 2, &overlapped());
     drop(runs);
     for (k, r) in results.iter().enumerate() {
         if k == 3 {
@@ -180,7 +182,7 @@ fn the_typed_stream_returns_outputs_or_the_run_s_error() {
     // empty output, no GPU work).
     args[2] = &long;
     args[3] = &[];
-    let config = DispatchConfig::default().with_max_output_bytes(800);
+    let config = overlapped().with_max_output_bytes(800);
     let results = graph.run_many(&config, 3, &args);
     assert_eq!(results.len(), 5);
     for (k, r) in results.iter().enumerate() {
@@ -197,4 +199,46 @@ fn the_typed_stream_returns_outputs_or_the_run_s_error() {
             assert_same(&out.y, &want(&xs[k]), &format!("typed run {k}"));
         }
     }
+}
+
+/// The depth a stream keeps is the adapter's (`StreamDepth::Auto`): one
+/// run at a time on a CPU adapter, where overlapping runs lost to
+/// sequential ones, the depth asked for elsewhere; `StreamDepth::Asked`
+/// keeps the depth asked for. Seen in what a fresh graph allocates: one
+/// launch plan per run in flight.
+#[test]
+fn a_stream_keeps_the_adapter_s_depth_in_flight() {
+    let _serial = serial();
+    let gpu = gpu();
+    let cpu = gpu.adapter().device_type == vyre_graph::wgpu::DeviceType::Cpu;
+    let auto = DispatchConfig::default();
+    let probe = Steps::new(&gpu).expect("graph");
+    assert_eq!(
+        probe.graph().stream_depth(3, &auto),
+        if cpu { 1 } else { 3 }
+    );
+    assert_eq!(probe.graph().stream_depth(3, &overlapped()), 3);
+    assert_eq!(probe.graph().stream_depth(0, &overlapped()), 1);
+    // Buffers a fresh graph creates for a stream of 6 runs of one size.
+    let buffers = |config: &DispatchConfig, depth: usize| {
+        let graph = Steps::new(&gpu).expect("graph");
+        let xs = inputs(6, 1000, depth as u32);
+        let args: Vec<&[u32]> = xs.iter().map(Vec::as_slice).collect();
+        let before = gpu.counters();
+        let ran = graph.run_many(config, depth, &args);
+        let spent = gpu.counters().since(&before);
+        for (k, (r, x)) in ran.iter().zip(&xs).enumerate() {
+            let out = r.as_ref().unwrap_or_else(|e| panic!("run {k}: {e}"));
+            assert_same(&out.y, &want(x), &format!("depth {depth}, run {k}"));
+        }
+        spent.buffers_created
+    };
+    let one = buffers(&overlapped(), 1);
+    let three = buffers(&overlapped(), 3);
+    assert!(
+        three > one,
+        "three plans in flight make more buffers: {three} vs {one}"
+    );
+    let picked = buffers(&auto, 3);
+    assert_eq!(picked, if cpu { one } else { three }, "auto at depth 3");
 }

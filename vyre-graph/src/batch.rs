@@ -377,6 +377,15 @@ impl Graph {
     /// [`DispatchConfig::timeout`] each; no device poller thread is
     /// involved. At depth 1, or for a single run, the runs are plain
     /// blocking runs, one after another.
+    ///
+    /// `depth` is what the stream may keep in flight:
+    /// [`DispatchConfig::stream_depth`] picks the depth per adapter (by
+    /// default one run at a time on a CPU adapter, where overlapping runs
+    /// was measured slower than sequential runs; see
+    /// [`Graph::stream_depth`]). A run that overflowed a `grow` append
+    /// buffer runs once more after the growth, as the typed `run` does,
+    /// when its sinks can take the grown size (vectors can; a host slice
+    /// sized for the old capacity keeps the overflow).
     #[must_use = "each run's result says whether it succeeded"]
     pub fn run_many(
         &self,
@@ -386,14 +395,15 @@ impl Graph {
     ) -> Vec<Result<RunReport>> {
         let _span =
             enter!("run_many", graph = %self.program.spec.name, instances = instances.len(), depth);
-        let depth = depth.max(1);
+        let depth = self.stream_depth(depth, config);
         if depth == 1 || instances.len() == 1 {
             // Nothing to overlap: blocking runs, with no device poller.
             return instances
                 .iter_mut()
                 .enumerate()
                 .map(|(index, i)| {
-                    self.run(i.n, &i.feeds, &mut i.sinks, config)
+                    let ran = self.run(i.n, &i.feeds, &mut i.sinks, config);
+                    self.again_if_grown(i, ran, config)
                         .map_err(|e| of_instance(index, e))
                 })
                 .collect();
@@ -418,12 +428,14 @@ impl Graph {
             // the later runs' work stays queued behind it.
             while in_flight.len() >= depth {
                 if let Some((k, submitted)) = in_flight.pop_front() {
-                    results[k] = Some(submitted.finish((&mut instances[k].sinks, None), config));
+                    let ran = submitted.finish((&mut instances[k].sinks, None), config);
+                    results[k] = Some(self.again_if_grown(&mut instances[k], ran, config));
                 }
             }
         }
         for (k, submitted) in in_flight {
-            results[k] = Some(submitted.finish((&mut instances[k].sinks, None), config));
+            let ran = submitted.finish((&mut instances[k].sinks, None), config);
+            results[k] = Some(self.again_if_grown(&mut instances[k], ran, config));
         }
         results
             .into_iter()
@@ -441,6 +453,53 @@ impl Graph {
 }
 
 impl Graph {
+    /// The runs a stream keeps in flight when asked for `asked`: as
+    /// [`DispatchConfig::stream_depth`] says for this graph's adapter (on
+    /// a CPU adapter, by default, one; see
+    /// [`StreamDepth`](crate::StreamDepth)).
+    ///
+    /// ```no_run
+    /// # fn f(graph: &vyre_graph::Graph) {
+    /// use vyre_graph::{DispatchConfig, StreamDepth};
+    /// let asked = DispatchConfig::default().with_stream_depth(StreamDepth::Asked);
+    /// assert_eq!(graph.stream_depth(3, &asked), 3);
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn stream_depth(&self, asked: usize, config: &DispatchConfig) -> usize {
+        config
+            .stream_depth
+            .depth(asked, self.gpu.adapter().device_type)
+    }
+
+    /// A run of a stream that overflowed a `grow` append buffer whose
+    /// capacity has grown since (by this run, or by an earlier one of the
+    /// same size that was in flight with it) runs once more, as the typed
+    /// `run` repeats it: so a stream whose append output grows at a new
+    /// size returns every run's items, not an overflow for each run that
+    /// was already in flight. Sinks that cannot take the grown size (a
+    /// host slice sized for the old capacity) keep the overflow.
+    fn again_if_grown(
+        &self,
+        instance: &mut Instance<'_>,
+        ran: Result<RunReport>,
+        config: &DispatchConfig,
+    ) -> Result<RunReport> {
+        let Instance { n, feeds, sinks } = instance;
+        match ran {
+            Err(e)
+                if self.program.grew_for(&e, *n)
+                    && self
+                        .program
+                        .check_io(&self.gpu, *n, feeds, sinks, config)
+                        .is_ok() =>
+            {
+                self.run(*n, feeds, sinks, config)
+            }
+            other => other,
+        }
+    }
+
     /// Steps 1 to 5 of one run (of a stream, or a stacked run): check,
     /// plan, bind, encode and submit, as [`Graph::run`] does, leaving the
     /// read-back for later.

@@ -141,7 +141,7 @@ pub use run::recorded::RecordedRun;
 pub use run::report::{LoopReport, RunPhases, RunReport};
 pub use run::trace::Trace;
 pub use seed::dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
-pub use spec::config::{DispatchConfig, GridStride, LoopBound, MAX_STRIDE_STEPS};
+pub use spec::config::{DispatchConfig, GridStride, LoopBound, MAX_STRIDE_STEPS, StreamDepth};
 pub use spec::error::{BackendError, DRIVER_SETUP_HINT, Result};
 pub use spec::transfer::TransferOptions;
 /// The `wgpu-profiler` that [`ProfilerScope`] takes (feature `profiler`).

@@ -48,7 +48,8 @@ fn growth_limit(
 impl Program {
     /// After `error` in a run of `plan`: when it is an overflow of a `grow`
     /// buffer, grows that buffer's capacity for the plan's size and says
-    /// so. The growth stops at the device's storage limit and the run's
+    /// so. A capacity only grows: another run's larger growth at this size
+    /// stays. The growth stops at the device's storage limit and the run's
     /// budget; when even they cannot hold the count, nothing grows and the
     /// error names the limit.
     pub(crate) fn grow_on(&self, gpu: &Gpu, plan: &LaunchPlan, error: &mut BackendError) -> bool {
@@ -72,7 +73,12 @@ impl Program {
             *limit = Some((name, max));
             return false;
         }
-        self.grown.set(plan.n, b, grown_capacity(*count).min(most));
+        // Never below what another run of this size already grew it to
+        // (runs of a stream or of `run_async` in flight together each
+        // overflow the old capacity, with counts in any order).
+        let before = self.grown.get(plan.n, b).unwrap_or(0);
+        self.grown
+            .set(plan.n, b, grown_capacity(*count).max(before).min(most));
         true
     }
 

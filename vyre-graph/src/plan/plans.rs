@@ -28,6 +28,14 @@ pub(crate) struct Plans {
     pub(crate) spares: Mutex<Vec<(u64, LaunchPlan)>>,
 }
 
+/// Whether `plan` (of size `n`) still has the sizes `program` gives its
+/// buffers: an append buffer that grew since makes it too small.
+fn is_current(program: &Program, n: u64, plan: &LaunchPlan) -> bool {
+    program.spec.buffers.iter().enumerate().all(|(b, spec)| {
+        spec.append.is_none() || plan.bytes.get(b) == Some(&program.buffer_bytes(b, n))
+    })
+}
+
 impl Plans {
     /// An empty cache of at most `capacity` plans.
     pub(crate) fn new(capacity: usize) -> Self {
@@ -70,10 +78,7 @@ impl Plans {
         let mut found = None;
         while let Some(at) = spares.iter().position(|(size, _)| *size == n) {
             let (_, plan) = spares.swap_remove(at);
-            let current = program.spec.buffers.iter().enumerate().all(|(b, spec)| {
-                spec.append.is_none() || plan.bytes.get(b) == Some(&program.buffer_bytes(b, n))
-            });
-            if current {
+            if is_current(program, n, &plan) {
                 found = Some(plan);
                 break;
             }
@@ -102,6 +107,9 @@ impl Plans {
             let plan = cache.remove(n);
             let others = cache.len();
             drop(cache);
+            // A plan put back by a run that was in flight when another
+            // grew an append buffer of `n` is too small now: dropped.
+            let plan = plan.filter(|plan| is_current(program, n, plan));
             plan.or_else(|| self.take_spare(program, n))
                 .map(|plan| (plan, others))
         };

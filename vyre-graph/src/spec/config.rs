@@ -57,6 +57,54 @@ pub struct DispatchConfig {
     /// How many iterations of each `repeat up to K .. until ..` loop a run
     /// records (see [`LoopBound`]; default [`LoopBound::Learned`]).
     pub loop_bound: LoopBound,
+    /// How many runs a stream (`run_many`) keeps in flight: the depth it
+    /// was asked for, or fewer on an adapter where overlapping runs does
+    /// not pay (see [`StreamDepth`]; default [`StreamDepth::Auto`]).
+    pub stream_depth: StreamDepth,
+}
+
+/// How a stream of runs (`Graph::run_many`, the typed `run_many`) picks
+/// how many runs it keeps in flight.
+///
+/// On a GPU, uploads, kernels and read-backs of consecutive runs overlap,
+/// so a deeper stream is faster. On a CPU adapter (`DeviceType::Cpu`, such
+/// as Mesa's lavapipe) the "device" is the host's own cores: a run in
+/// flight competes with the host work of the next one, and a stream was
+/// measured slower than the same runs one at a time (`docs/batches.md`,
+/// "Depth per adapter"). [`StreamDepth::Auto`] therefore runs a stream on
+/// a CPU adapter one run at a time.
+///
+/// ```
+/// use vyre_graph::{DispatchConfig, StreamDepth};
+/// let asked = DispatchConfig::default().with_stream_depth(StreamDepth::Asked);
+/// assert_eq!(asked.stream_depth, StreamDepth::Asked);
+/// assert_eq!(DispatchConfig::default().stream_depth, StreamDepth::Auto);
+/// assert_eq!(StreamDepth::Auto.depth(3, vyre_graph::wgpu::DeviceType::Cpu), 1);
+/// assert_eq!(StreamDepth::Auto.depth(3, vyre_graph::wgpu::DeviceType::DiscreteGpu), 3);
+/// assert_eq!(StreamDepth::Asked.depth(3, vyre_graph::wgpu::DeviceType::Cpu), 3);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StreamDepth {
+    /// The depth asked for, except on a CPU adapter (`DeviceType::Cpu`):
+    /// there one run at a time, as plain blocking runs.
+    #[default]
+    Auto,
+    /// The depth asked for on every adapter (to measure, or where the host
+    /// has cores to spare beside a CPU adapter's).
+    Asked,
+}
+
+impl StreamDepth {
+    /// The runs a stream keeps in flight when asked for `asked` on an
+    /// adapter of type `device` (at least 1).
+    #[must_use]
+    pub fn depth(self, asked: usize, device: wgpu::DeviceType) -> usize {
+        match (self, device) {
+            (StreamDepth::Auto, wgpu::DeviceType::Cpu) => 1,
+            _ => asked.max(1),
+        }
+    }
 }
 
 /// How many iterations of a self-stopping loop (`repeat up to K ..
@@ -110,11 +158,19 @@ impl Default for DispatchConfig {
             grid_stride: GridStride::Never,
             transfer: None,
             loop_bound: LoopBound::Learned,
+            stream_depth: StreamDepth::Auto,
         }
     }
 }
 
 impl DispatchConfig {
+    /// How a stream picks its depth (see [`StreamDepth`]).
+    #[must_use]
+    pub fn with_stream_depth(mut self, depth: StreamDepth) -> Self {
+        self.stream_depth = depth;
+        self
+    }
+
     /// Add usages to the resident outputs the typed `run_resident` creates.
     ///
     /// ```
