@@ -1220,7 +1220,9 @@ fn misused_handles_are_named_for_what_they_are() {
     assert!(matches!(err, BackendError::InvalidHandle { .. }), "{err:?}");
     let message = err.to_string();
     assert!(
-        message.starts_with("the resident buffer cannot be used: it belongs to another Gpu"),
+        message.starts_with(
+            "`GpuBufferHandle::read` cannot use the resident buffer: it belongs to another Gpu"
+        ),
         "{message}"
     );
 
@@ -1261,4 +1263,115 @@ fn misused_handles_are_named_for_what_they_are() {
         .expect("run");
     let want: Vec<u32> = x.iter().map(|&v| mul3_add1(v)).collect();
     assert_same(&y, &want, "after the misused handles");
+}
+
+/// An imported buffer's errors name it (by its label, or as an imported
+/// buffer) and the call that refused it: the method of the handle, or the
+/// run and the graph buffer it was passed for.
+#[test]
+fn imported_buffers_are_named_in_their_errors() {
+    use vyre_graph::wgpu::{BufferDescriptor, BufferUsages};
+    let _serial = serial();
+    let gpu = gpu();
+    let make = |label: &str, usage: BufferUsages| {
+        gpu.device().create_buffer(&BufferDescriptor {
+            label: Some(label),
+            size: 256 * 4,
+            usage,
+            mapped_at_creation: false,
+        })
+    };
+    let storage = BufferUsages::STORAGE;
+    let copies = BufferUsages::COPY_SRC | BufferUsages::COPY_DST;
+    let labelled =
+        GpuBufferHandle::from_wgpu_with_label(&gpu, make("vertices", storage), "vertices")
+            .expect("import");
+    assert_eq!(labelled.label(), Some("vertices"));
+    let unlabelled = GpuBufferHandle::from_wgpu(&gpu, make("unnamed", storage)).expect("import");
+    assert_eq!(unlabelled.label(), None);
+    let before = gpu.counters();
+
+    // Read back without COPY_SRC: the call and the handle are named.
+    let err = labelled.read_as::<u32>(&gpu).expect_err("no COPY_SRC");
+    assert!(
+        matches!(&err, BackendError::InvalidHandle { buffer, .. } if buffer.is_empty()),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "`GpuBufferHandle::read_as` cannot use the imported buffer `vertices`: its wgpu buffer has usage STORAGE, which lacks COPY_SRC (`read_as` copies it into a staging buffer to read it back); create it with `BufferUsages::COPY_SRC` added"
+    );
+    let err = unlabelled.read(&gpu).expect_err("no COPY_SRC");
+    let message = message_ends_with(&err, "create it with `BufferUsages::COPY_SRC` added");
+    assert!(
+        message.starts_with(
+            "`GpuBufferHandle::read` cannot use an imported buffer (no label): its wgpu buffer has usage STORAGE, which lacks COPY_SRC (`read` copies it"
+        ),
+        "{message}"
+    );
+    assert!(!message.contains("this run"), "{message}");
+    nothing_done(&gpu, &before);
+
+    // Passed to a run: the graph buffer it was passed for, and the handle.
+    let graph = one_step_graph(&gpu);
+    let copy_only = GpuBufferHandle::from_wgpu_with_label(&gpu, make("copies", copies), "copies")
+        .expect("import");
+    let mut y = vec![0u32; 256];
+    let err = run(
+        &graph,
+        256,
+        &[Feed::Device(&copy_only)],
+        &mut [Sink::Host(bytes_mut(&mut y))],
+    );
+    assert!(
+        matches!(&err, BackendError::InvalidHandle { buffer, .. } if buffer == "x"),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "the resident buffer passed for `x` cannot be used: it is the imported buffer `copies`, and its wgpu buffer has usage COPY_SRC | COPY_DST, which lacks STORAGE (the run binds it in place as input `x`); create it with `BufferUsages::STORAGE` added"
+    );
+    let x = data(256, 3);
+    let err = run(
+        &graph,
+        256,
+        &[Feed::Host(bytes(&x))],
+        &mut [Sink::Device(&unlabelled)],
+    );
+    let message = message_ends_with(&err, "create it with `BufferUsages::COPY_DST` added");
+    assert!(
+        message.starts_with(
+            "the resident buffer passed for `y` cannot be used: it is an imported buffer (no label), and its wgpu buffer has usage STORAGE, which lacks COPY_DST (the run copies output `y` into it)"
+        ),
+        "{message}"
+    );
+    nothing_done(&gpu, &before);
+
+    // Refused at import: the call and the label.
+    let ragged = gpu.device().create_buffer(&BufferDescriptor {
+        label: Some("ragged"),
+        size: 6,
+        usage: storage,
+        mapped_at_creation: false,
+    });
+    let err = GpuBufferHandle::from_wgpu_with_label(&gpu, ragged, "ragged").expect_err("6 bytes");
+    let message = message_ends_with(
+        &err,
+        "a storage buffer holds whole 4-byte words (at least one)",
+    );
+    assert!(
+        message.starts_with(
+            "`GpuBufferHandle::from_wgpu` cannot import the buffer `ragged`: it is 6 bytes"
+        ),
+        "{message}"
+    );
+
+    // A resident buffer of vyre's own is still "the resident buffer".
+    let own = GpuBufferHandle::from_slice(&gpu, &x).expect("handle");
+    own.release();
+    let err = own.read_as::<u32>(&gpu).expect_err("released");
+    assert_eq!(
+        err.to_string(),
+        "`GpuBufferHandle::read_as` cannot use the resident buffer: it was released; keep the handle alive until it is read"
+    );
 }

@@ -20,6 +20,8 @@ struct HandleInner {
     /// Made by vyre (freed when the last handle goes), or the
     /// application's (never freed by vyre).
     owned: bool,
+    /// The name errors give it ([`GpuBufferHandle::from_wgpu_with_label`]).
+    label: Option<String>,
 }
 
 impl Drop for HandleInner {
@@ -108,6 +110,7 @@ impl GpuBufferHandle {
                 gpu: gpu.clone(),
                 released: AtomicBool::new(false),
                 owned: true,
+                label: None,
             }),
         })
     }
@@ -142,9 +145,39 @@ impl GpuBufferHandle {
     /// [`BackendError::InvalidHandle`] when the buffer's size is not a
     /// multiple of 4 bytes or it has neither `STORAGE` nor a copy usage.
     pub fn from_wgpu(gpu: &Gpu, buffer: wgpu::Buffer) -> Result<Self> {
-        let invalid = |reason: String| BackendError::InvalidHandle {
+        Self::import(gpu, buffer, None)
+    }
+
+    /// As [`GpuBufferHandle::from_wgpu`], naming the buffer `label` in
+    /// every error about it (wgpu does not tell a buffer's label, so pass
+    /// the one you gave it).
+    ///
+    /// ```no_run
+    /// # fn f(gpu: &vyre_graph::Gpu, vertices: vyre_graph::wgpu::Buffer) -> Result<(), vyre_graph::BackendError> {
+    /// let handle = vyre_graph::GpuBufferHandle::from_wgpu_with_label(gpu, vertices, "vertices")?;
+    /// assert_eq!(handle.label(), Some("vertices"));
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`GpuBufferHandle::from_wgpu`].
+    pub fn from_wgpu_with_label(
+        gpu: &Gpu,
+        buffer: wgpu::Buffer,
+        label: impl Into<String>,
+    ) -> Result<Self> {
+        Self::import(gpu, buffer, Some(label.into()))
+    }
+
+    fn import(gpu: &Gpu, buffer: wgpu::Buffer, label: Option<String>) -> Result<Self> {
+        let subject = match &label {
+            Some(label) => format!("the buffer `{label}`"),
+            None => "a buffer".to_string(),
+        };
+        // No graph resource to name: the reason is the whole message.
+        let invalid = |why: String| BackendError::InvalidHandle {
             buffer: String::new(),
-            reason,
+            reason: format!("`GpuBufferHandle::from_wgpu` cannot import {subject}: {why}"),
         };
         let size = buffer.size();
         if size == 0 || !size.is_multiple_of(4) {
@@ -168,6 +201,7 @@ impl GpuBufferHandle {
                 gpu: gpu.clone(),
                 released: AtomicBool::new(false),
                 owned: false,
+                label,
             }),
         })
     }
@@ -205,6 +239,23 @@ impl GpuBufferHandle {
         self.inner.size
     }
 
+    /// The label it was imported with
+    /// ([`GpuBufferHandle::from_wgpu_with_label`]), which errors name it by.
+    #[must_use]
+    pub fn label(&self) -> Option<&str> {
+        self.inner.label.as_deref()
+    }
+
+    /// How an error names it: its label, else what it is.
+    fn subject(&self) -> String {
+        match (&self.inner.label, self.inner.owned) {
+            (Some(label), true) => format!("the resident buffer `{label}`"),
+            (Some(label), false) => format!("the imported buffer `{label}`"),
+            (None, true) => "the resident buffer".to_string(),
+            (None, false) => "an imported buffer (no label)".to_string(),
+        }
+    }
+
     /// The id of the [`Gpu`] that owns it.
     #[must_use]
     pub fn gpu_id(&self) -> u64 {
@@ -233,8 +284,8 @@ impl GpuBufferHandle {
         self.inner.released.load(Ordering::Acquire)
     }
 
-    /// Check that the handle is usable on `gpu` for `buffer`, holds at
-    /// least `needed` bytes and has `usage`.
+    /// Check that the handle is usable on `gpu` for graph buffer `buffer`
+    /// of a run, holds at least `needed` bytes and has `usage`.
     pub(crate) fn check(
         &self,
         gpu: &Gpu,
@@ -242,9 +293,37 @@ impl GpuBufferHandle {
         needed: u64,
         usage: wgpu::BufferUsages,
     ) -> Result<()> {
-        let invalid = |reason: String| BackendError::InvalidHandle {
-            buffer: buffer.to_string(),
-            reason,
+        self.check_use(gpu, HandleUse::Run(buffer), needed, usage)
+    }
+
+    /// [`GpuBufferHandle::check`] for `what`: a run that passes it for a
+    /// graph buffer, or a call of its own.
+    fn check_use(
+        &self,
+        gpu: &Gpu,
+        what: HandleUse<'_>,
+        needed: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<()> {
+        let invalid = |why: String| match what {
+            // The message names the graph buffer; say which handle it is
+            // when the handle has a name of its own or is the application's.
+            HandleUse::Run(buffer) => BackendError::InvalidHandle {
+                buffer: buffer.to_string(),
+                reason: if self.inner.label.is_some() || !self.inner.owned {
+                    format!("it is {}, and {why}", self.subject())
+                } else {
+                    why
+                },
+            },
+            // No graph buffer: the reason is the whole message.
+            HandleUse::Call(call) => BackendError::InvalidHandle {
+                buffer: String::new(),
+                reason: format!(
+                    "`GpuBufferHandle::{call}` cannot use {}: {why}",
+                    self.subject()
+                ),
+            },
         };
         if self.gpu_id() != gpu.id() {
             return Err(invalid(format!(
@@ -256,16 +335,21 @@ impl GpuBufferHandle {
         let has = self.inner.buffer.usage();
         if !has.contains(usage) {
             return Err(invalid(format!(
-                "its wgpu buffer has usage {}, which lacks {} (this run binds or copies it that way); create it with `BufferUsages::{}` added",
+                "its wgpu buffer has usage {}, which lacks {} ({}); create it with `BufferUsages::{}` added",
                 usage_names(has),
                 usage_names(usage),
+                what.needs(usage),
                 usage_names(usage)
             )));
         }
         if self.is_released() {
-            return Err(invalid(
-                "it was released; keep the handle alive until every run that uses it".into(),
-            ));
+            return Err(invalid(format!(
+                "it was released; keep the handle alive until {}",
+                match what {
+                    HandleUse::Run(_) => "every run that uses it",
+                    HandleUse::Call(_) => "it is read",
+                }
+            )));
         }
         if self.size() < needed {
             return Err(invalid(format!(
@@ -283,7 +367,7 @@ impl GpuBufferHandle {
     /// [`BackendError::ReadbackFailed`] when mapping fails,
     /// [`BackendError::HostAllocationFailed`] when the host cannot hold it.
     pub fn read(&self, gpu: &Gpu) -> Result<Vec<u8>> {
-        self.read_as(gpu)
+        self.read_for(gpu, "read")
     }
 
     /// Read the buffer back as elements of `T` (trailing bytes that do not
@@ -293,7 +377,14 @@ impl GpuBufferHandle {
     /// # Errors
     /// As [`GpuBufferHandle::read`].
     pub fn read_as<T: Pod + Send + Sync>(&self, gpu: &Gpu) -> Result<Vec<T>> {
-        self.check(gpu, "", 0, wgpu::BufferUsages::COPY_SRC)?;
+        self.read_for(gpu, "read_as")
+    }
+
+    /// [`GpuBufferHandle::read_as`] for the method `call` (which its errors
+    /// name).
+    fn read_for<T: Pod + Send + Sync>(&self, gpu: &Gpu, call: &str) -> Result<Vec<T>> {
+        let what = HandleUse::Call(call);
+        self.check_use(gpu, what, 0, wgpu::BufferUsages::COPY_SRC)?;
         if self.size() == 0 {
             return Ok(Vec::new());
         }
@@ -322,6 +413,32 @@ impl GpuBufferHandle {
         let read = super::map::read_staging(gpu, &staging, index, dest);
         gpu.free_buffer(&staging);
         read.map(|_| out)
+    }
+}
+
+/// What a handle is checked for: a run that passes it for a graph buffer,
+/// or a method of the handle (`read`, `read_as`).
+#[derive(Clone, Copy)]
+enum HandleUse<'a> {
+    Run(&'a str),
+    Call(&'a str),
+}
+
+impl HandleUse<'_> {
+    /// Why this use needs `usage`.
+    fn needs(self, usage: wgpu::BufferUsages) -> String {
+        match self {
+            HandleUse::Run(buffer) if usage == wgpu::BufferUsages::STORAGE => {
+                format!("the run binds it in place as input `{buffer}`")
+            }
+            HandleUse::Run(buffer) if usage == wgpu::BufferUsages::COPY_DST => {
+                format!("the run copies output `{buffer}` into it")
+            }
+            HandleUse::Run(buffer) => format!("the run copies it into `{buffer}`"),
+            HandleUse::Call(call) => {
+                format!("`{call}` copies it into a staging buffer to read it back")
+            }
+        }
     }
 }
 

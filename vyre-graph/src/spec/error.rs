@@ -302,12 +302,15 @@ pub enum BackendError {
     },
     /// A resident buffer ([`GpuBufferHandle`](crate::GpuBufferHandle))
     /// cannot be used here.
-    #[error("{}", handle_message("resident buffer", buffer, reason))]
+    #[error("{}", resident_message(buffer, reason))]
     InvalidHandle {
         /// The graph buffer it was passed for; empty when it was passed for
         /// none (reading it back, importing it).
         buffer: String,
-        /// Why, and what to do.
+        /// Why, and what to do: naming the handle by its label when it has
+        /// one (or as an imported buffer) and, when `buffer` is empty, the
+        /// call that refused it (e.g. "`GpuBufferHandle::read_as` cannot
+        /// use the imported buffer `vertices`: ...").
         reason: String,
     },
     /// A resident texture ([`GpuTextureHandle`](crate::GpuTextureHandle))
@@ -438,6 +441,18 @@ fn handle_message(kind: &str, name: &str, reason: &str) -> String {
         format!("the {kind} cannot be used: {reason}")
     } else {
         format!("the {kind} passed for `{name}` cannot be used: {reason}")
+    }
+}
+
+/// The message of [`BackendError::InvalidHandle`]: a run's names the graph
+/// buffer the handle was passed for; a handle's own call (reading it back,
+/// importing it) has none, and its reason, which names the call and the
+/// handle, is the whole message.
+fn resident_message(buffer: &str, reason: &str) -> String {
+    if buffer.is_empty() {
+        reason.to_string()
+    } else {
+        handle_message("resident buffer", buffer, reason)
     }
 }
 
