@@ -192,24 +192,34 @@ graph! {
     node bump(x: x, y: y) over n;
 }
 
-/// The real thing: naga's SPIR-V writer panics inside the driver call.
-/// On Vulkan the typed `new` returns the error and the `Gpu` goes on; on a
-/// backend whose writer handles the kernel, it builds and runs correctly.
+/// The real thing: naga's SPIR-V writer panics inside wgpu's call. On
+/// Vulkan the typed `new` returns the error and the `Gpu` goes on; on a
+/// backend whose writer handles the kernel (OpenGL), it builds and runs
+/// correctly.
 #[test]
 fn naga_spirv_writer_panic_on_a_pointer_to_an_array_element() {
     let _serial = serial();
     let gpu = gpu();
+    let vulkan = gpu.adapter().backend == vyre_graph::wgpu::Backend::Vulkan;
     match PointerToElement::new(&gpu) {
-        Err(err) => {
-            assert_eq!(
-                gpu.adapter().backend,
-                vyre_graph::wgpu::Backend::Vulkan,
-                "{err}"
+        // naga 30.0.2's SPIR-V writer panics while the pipeline is created.
+        Err(err) if vulkan => {
+            assert_backend_panic(
+                &err,
+                ("bump", "vyre_linear_main"),
+                "compute pipeline",
+                "is not cached",
             );
-            assert_backend_panic(&err, ("bump", "vyre_linear_main"), "", "is not cached");
         }
+        Err(err) => assert!(
+            matches!(err, BackendError::BackendPanicked { .. }),
+            "{err:?}"
+        ),
         Ok(graph) => {
-            assert_ne!(gpu.adapter().backend, vyre_graph::wgpu::Backend::Vulkan);
+            assert!(
+                !vulkan,
+                "naga's SPIR-V writer no longer panics on this kernel: pick another that makes it panic, or drop this test"
+            );
             let x = data(1000, 9);
             let out = graph.run(&x).expect("run");
             let want: Vec<u32> = x.iter().map(|v| v.wrapping_add(1)).collect();

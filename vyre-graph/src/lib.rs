@@ -125,7 +125,7 @@ pub mod spec;
 #[doc(inline)]
 pub use spec::grid;
 
-pub use describe::Description;
+pub use describe::{BufferDescription, Description, NodeDescription};
 pub use device::buffer::GpuBufferHandle;
 pub use device::counters::GpuCounters;
 pub use device::gpu::{AdapterSummary, Gpu, GpuOptions};

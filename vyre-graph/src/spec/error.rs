@@ -44,7 +44,7 @@ pub enum BackendError {
     /// wgpu or naga panicked while turning a kernel into a shader module or
     /// a pipeline for this adapter (naga 30's SPIR-V writer does on some
     /// WGSL its own validator accepts, e.g. a pointer into an array element
-    /// passed to a function: "Expression [N] is not cached"). The panic was
+    /// passed to a function: "Expression \[N\] is not cached"). The panic was
     /// caught: nothing of the graph was built, and the `Gpu` stays usable
     /// for other graphs.
     #[error(
