@@ -11,6 +11,8 @@ use syn::Ident;
 use super::link::{self, LinkError, LinkInput, Unit, UnitInfo};
 use super::load::{display_path, load_as, manifest_dir};
 use crate::diag::Diagnostics;
+use crate::diag::frame::frame;
+use crate::diag::naga_errors::Label;
 use crate::diag::sites::error_at;
 use crate::diag::suggest::did_you_mean;
 use crate::model::features::FeatureRow;
@@ -271,9 +273,14 @@ fn link_error(loaded: &LoadedKernel, e: LinkError, origins: Vec<Origin>) -> syn:
             .unwrap_or_else(|| loaded.origin.clone()),
         link: None,
     };
-    let exact = matches!(view.origin, Origin::Tokens { .. });
-    if !exact && let Some(place) = view.locate(range.start).place {
-        lines.push(format!(" --> {place}"));
+    // A literal or a file: rustc cannot point inside, so the message
+    // shows the line (`path:line:col`, numbered, the culprit underlined).
+    if !matches!(view.origin, Origin::Tokens { .. }) {
+        let label = Label {
+            range: range.clone(),
+            text: String::new(),
+        };
+        lines.extend(frame(&view, &label));
     }
     if unit != 0
         && let Some(u) = e.units.get(unit)

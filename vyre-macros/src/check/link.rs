@@ -190,7 +190,7 @@ fn link_here(input: &LinkInput) -> Result<Linked, Box<LinkError>> {
         ..CompileOptions::default()
     };
     let result = wesl::compile(&root, &sources, &EscapeMangler, &options);
-    let read = sources.read.into_inner();
+    let read = sources.read.take();
     let units = units_of(&read);
     let mentioned = || {
         let mut files: Vec<PathBuf> = units
@@ -224,7 +224,10 @@ fn link_here(input: &LinkInput) -> Result<Linked, Box<LinkError>> {
         Ok(linked) => linked,
         Err(e) => {
             let mentioned = mentioned();
-            let mut e = link_error(e, units, &input.modules);
+            let mut e = match wrong_import_instead(&e, &units, &sources) {
+                Some(wrong) => wrong,
+                None => link_error(e, units, &input.modules),
+            };
             e.mentioned = mentioned;
             return Err(Box::new(e));
         }
@@ -453,6 +456,88 @@ fn link_error(e: wesl::Error, units: Vec<UnitInfo>, modules: &[(String, String)]
     }
 }
 
+/// For a link that failed on a name used but declared nowhere, an import
+/// that names nothing, when there is one: that import is the mistake (its
+/// item misspelled, the use finds nothing), so it is reported alone.
+fn wrong_import_instead(
+    e: &wesl::Error,
+    units: &[UnitInfo],
+    sources: &Sources,
+) -> Option<LinkError> {
+    let undefined = match e {
+        wesl::Error::ValidateError(v) => Some(v),
+        wesl::Error::Error(d) => match &*d.error {
+            wesl::Error::ValidateError(v) => Some(v),
+            _ => None,
+        },
+        _ => None,
+    };
+    if !matches!(undefined, Some(wesl::ValidateError::UndefinedSymbol(_))) {
+        return None;
+    }
+    // Modules are read lazily: one whose items are never reached was not.
+    let text = |path: &ModulePath| {
+        units
+            .iter()
+            .find(|u| u.path == path.to_string())
+            .map(|u| u.text.clone())
+            .or_else(|| sources.find(path).ok().map(|(_, t)| t))
+    };
+    wrong_import(units, &text)
+}
+
+/// The first `import` (the kernel's first, then its modules') whose item
+/// its module does not declare and which is not a module either, as the
+/// error an unknown item gets from the linker. `text` reads a module.
+fn wrong_import(
+    units: &[UnitInfo],
+    text: &dyn Fn(&ModulePath) -> Option<String>,
+) -> Option<LinkError> {
+    for (at, unit) in units.iter().enumerate() {
+        let (Ok(here), Ok(tu)) = (
+            unit.path.parse::<ModulePath>(),
+            unit.text.parse::<TranslationUnit>(),
+        ) else {
+            continue;
+        };
+        let mut items = Vec::new();
+        for import in &tu.imports {
+            let Some(path) = &import.path else { continue };
+            import_items(&import.content, here.join_path(path), &mut items);
+        }
+        for (module, item) in items {
+            let Some(target) = text(&module) else {
+                continue;
+            };
+            let names = decl_names(&target);
+            if names.contains(&item) || text(&module.clone().join([item.clone()])).is_some() {
+                continue;
+            }
+            return Some(LinkError {
+                message: format!("module `{module}` has no declaration `{item}`"),
+                at: import_statement(&unit.text, &item).map(|r| (at, r)),
+                wanted: Some((item, names)),
+                units: units.to_vec(),
+                mentioned: Vec::new(),
+            });
+        }
+    }
+    None
+}
+
+/// The `(module, item)` pairs an import names.
+fn import_items(content: &ImportContent, base: ModulePath, out: &mut Vec<(ModulePath, String)>) {
+    match content {
+        ImportContent::Item(item) => out.push((base, item.ident.to_string())),
+        ImportContent::Collection(list) => {
+            for import in list {
+                let path = base.clone().join(import.path.iter().cloned());
+                import_items(&import.content, path, out);
+            }
+        }
+    }
+}
+
 /// The files that the `import` statements of `text` name (every prefix of
 /// each path that is a file), read or not.
 fn mentioned_files(text: &str, input: &LinkInput) -> Vec<PathBuf> {
@@ -671,5 +756,37 @@ mod tests {
         let e = link_here(&input(root, &[("a", "fn h() {}")])).unwrap_err();
         assert!(e.message.contains("no declaration `hh`"), "{}", e.message);
         assert_eq!(e.wanted.unwrap().1, vec!["h".to_string()]);
+    }
+
+    #[test]
+    fn reports_a_wrong_import_not_the_use_it_orphans() {
+        let root = "import super::rng::{K, pcgg};\n@compute @workgroup_size(1)\nfn main() { let x = pcg(K); }\n";
+        let rng = "const K = 1u;\nfn pcg(x: u32) -> u32 { return x; }\n";
+        let e = link_here(&input(root, &[("rng", rng)])).unwrap_err();
+        assert_eq!(e.message, "module `package::rng` has no declaration `pcgg`");
+        let (unit, range) = e.at.clone().unwrap();
+        assert_eq!(unit, 0);
+        assert!(
+            root[range.clone()].starts_with("import") && root[range].ends_with("pcgg"),
+            "{e:?}"
+        );
+        let (want, names) = e.wanted.unwrap();
+        assert_eq!(
+            (want.as_str(), names),
+            ("pcgg", vec!["K".into(), "pcg".into()])
+        );
+        // The module is never reached otherwise (so never read by WESL).
+        let root = "import super::rng::pcgg;\n@compute @workgroup_size(1)\nfn main() { let x = pcg(1u); }\n";
+        let e = link_here(&input(root, &[("rng", rng)])).unwrap_err();
+        assert_eq!(e.message, "module `package::rng` has no declaration `pcgg`");
+        assert_eq!(
+            e.at.map(|(u, r)| (u, &root[r])),
+            Some((0, "import super::rng::pcgg"))
+        );
+        // A use of a name declared nowhere, with right imports: that use.
+        let root = "import package::rng::pcg;\n@compute @workgroup_size(1)\nfn main() { let x = pgc(1u); }\n";
+        let e = link_here(&input(root, &[("rng", rng)])).unwrap_err();
+        assert!(e.message.contains("`pgc`"), "{}", e.message);
+        assert_eq!(e.at.map(|(u, r)| (u, &root[r])), Some((0, "pgc(1u)")));
     }
 }
