@@ -10,6 +10,7 @@ use syn::Ident;
 use super::args::arg_trait;
 use super::batch::{Batched, batch_methods};
 use super::docs::{derives_debug, distinct_kernels, element_doc, run_docs};
+use super::methods::{Spelling, signature_of};
 use super::rust_types::{struct_tokens, type_tokens};
 use super::spec::spec;
 use super::tokens::{is_host_input, is_host_output, private};
@@ -42,8 +43,10 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             outputs: &host.outputs,
             arg_traits: &host.arg_traits,
             args: &host.args,
+            spelling: &host.spelling,
         },
     );
+    let new_sig = signature_of("new", &host.spelling);
     quote! {
         #(#structs)*
 
@@ -64,7 +67,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             /// # Errors
             ///
             /// When the device rejects a kernel or lacks a limit the graph needs.
-            pub fn new(gpu: &#p::Gpu) -> ::core::result::Result<Self, #p::BackendError> {
+            #new_sig {
                 ::core::result::Result::Ok(Self { graph: #p::Graph::new(gpu, Self::SPEC)? })
             }
 
@@ -85,20 +88,17 @@ pub struct Host<'a> {
     pub outputs: Vec<(usize, &'a BufferOut)>,
     /// One argument trait per input.
     arg_traits: Vec<Ident>,
-    /// `x: impl GArg_x<'a>`, ...
-    params: Vec<TokenStream>,
     /// `x`, ...
     args: Vec<&'a Ident>,
-    /// `<'a>` when there are inputs.
-    lifetime: Option<TokenStream>,
-    /// `n: u64,` when `n` is a parameter.
-    n_param: Option<TokenStream>,
     /// `n,` when `n` is a parameter.
     n_arg: Option<TokenStream>,
     /// `let __vyre_feeds = ...;`
     feeds: TokenStream,
     /// How `n` is found.
     problem_size: TokenStream,
+    /// How the table of methods (`methods.rs`) spells this graph's
+    /// signatures.
+    spelling: Spelling,
 }
 
 impl<'a> Host<'a> {
@@ -166,32 +166,28 @@ impl<'a> Host<'a> {
             // No size depends on n: any positive n gives the same plan.
             ProblemSize::Unused => quote!(let n: u64 = 1;),
         };
+        let spelling = Spelling {
+            input_generics: lifetime.clone(),
+            inputs: quote!(#n_param #(#params),*),
+            ..Spelling::new(name)
+        };
         Host {
             inputs,
             outputs,
             arg_traits,
-            params,
             args,
-            lifetime,
-            n_param,
             n_arg,
             feeds,
             problem_size,
+            spelling,
         }
     }
 }
 
 impl Host<'_> {
-    /// A `run*` function's lifetime and parameters: `&self`, `first` (e.g.
-    /// `config: &DispatchConfig,`), `n` when it is one, each input.
-    fn signature(&self, first: TokenStream) -> TokenStream {
-        let Host {
-            lifetime,
-            n_param,
-            params,
-            ..
-        } = self;
-        quote!(#lifetime (&self, #first #n_param #(#params),*))
+    /// The signature of the table's method `name` (`methods.rs`).
+    fn signature(&self, name: &str) -> TokenStream {
+        signature_of(name, &self.spelling)
     }
 
     /// The arguments that pass a `run*` function's own on: `first`, `n`
@@ -316,10 +312,6 @@ fn run_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     let p = private();
     let outputs_name = format_ident!("{}Outputs", a.header.name);
     let (feeds, problem_size) = (&host.feeds, &host.problem_size);
-    let plain_sig = host.signature(quote!());
-    let config_sig = host.signature(quote!(config: &#p::DispatchConfig,));
-    let into_sig =
-        host.signature(quote!(config: &#p::DispatchConfig, outputs: &mut #outputs_name,));
     let default_call = host.arguments(quote!(
         &<#p::DispatchConfig as ::core::default::Default>::default(),
     ));
@@ -347,13 +339,15 @@ fn run_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
         }
     };
     let (run_doc, args_doc) = run_docs(a, &host.inputs);
+    let [run_sig, run_with_sig, run_reported_sig, run_into_sig] =
+        ["run", "run_with", "run_reported", "run_into"].map(|m| host.signature(m));
     let errors_doc = "# Errors\n\nWhen an input has the wrong length, a size overflows a device limit, or the device fails.";
     quote! {
     #[doc = #run_doc]
     #(#[doc = #args_doc])*
     #[doc = ""]
     #[doc = #errors_doc]
-    pub fn run #plain_sig -> ::core::result::Result<#outputs_name, #p::BackendError> {
+    #run_sig {
         self.run_with #default_call
     }
 
@@ -362,7 +356,7 @@ fn run_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     /// # Errors
     ///
     /// As [`Self::run`].
-    pub fn run_with #config_sig -> ::core::result::Result<#outputs_name, #p::BackendError> {
+    #run_with_sig {
         self.run_reported #config_call.map(|(outputs, _)| outputs)
     }
 
@@ -371,7 +365,7 @@ fn run_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     /// # Errors
     ///
     /// As [`Self::run`].
-    pub fn run_reported #config_sig -> ::core::result::Result<(#outputs_name, #p::RunReport), #p::BackendError> {
+    #run_reported_sig {
         let mut outputs = <#outputs_name as ::core::default::Default>::default();
         let report = self.run_into #into_call?;
         ::core::result::Result::Ok((outputs, report))
@@ -382,7 +376,7 @@ fn run_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     /// # Errors
     ///
     /// As [`Self::run`].
-    pub fn run_into #into_sig -> ::core::result::Result<#p::RunReport, #p::BackendError> {
+    #run_into_sig {
         #feeds
         #problem_size
         self.graph.check_problem_size(n, config)?;
@@ -396,11 +390,13 @@ fn resident_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     let p = private();
     let resident_name = format_ident!("{}Resident", a.header.name);
     let (feeds, problem_size) = (&host.feeds, &host.problem_size);
-    let plain_sig = host.signature(quote!());
-    let config_sig = host.signature(quote!(config: &#p::DispatchConfig,));
-    let record_sig = host.signature(quote!(
-        encoder: &mut #p::wgpu::CommandEncoder, config: &#p::DispatchConfig, outputs: &#resident_name,
-    ));
+    let [plain_sig, config_sig, outputs_sig, record_sig] = [
+        "run_resident",
+        "run_resident_with",
+        "resident_outputs",
+        "record",
+    ]
+    .map(|m| host.signature(m));
     let default_call = host.arguments(quote!(
         &<#p::DispatchConfig as ::core::default::Default>::default(),
     ));
@@ -444,7 +440,7 @@ fn resident_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     /// # Errors
     ///
     /// As [`Self::run`].
-    pub fn run_resident #plain_sig -> ::core::result::Result<#resident_name, #p::BackendError> {
+    #plain_sig {
         self.run_resident_with #default_call
     }
 
@@ -453,7 +449,7 @@ fn resident_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     /// # Errors
     ///
     /// As [`Self::run`].
-    pub fn run_resident_with #config_sig -> ::core::result::Result<#resident_name, #p::BackendError> {
+    #config_sig {
         #feeds
         #problem_size
         #run_resident_body
@@ -464,7 +460,7 @@ fn resident_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     /// # Errors
     ///
     /// When a size exceeds a device limit.
-    pub fn resident_outputs(&self, config: &#p::DispatchConfig, n: u64) -> ::core::result::Result<#resident_name, #p::BackendError> {
+    #outputs_sig {
         self.graph.check_problem_size(n, config)?;
         #(#device_allocs)*
         ::core::result::Result::Ok(#resident_name { #(#out_names),* })
@@ -475,7 +471,7 @@ fn resident_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     /// # Errors
     ///
     /// As [`Self::run`], before anything is recorded.
-    pub fn record #record_sig -> ::core::result::Result<#p::RecordedRun<'_>, #p::BackendError> {
+    #record_sig {
         #feeds
         #problem_size
         self.graph.record(encoder, n, __vyre_feeds, &[#(#p::Sink::from(&outputs.#out_names)),*], config)
@@ -485,10 +481,10 @@ fn resident_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
 
 /// `run_async`, `graph`, `describe` and `to_dot`.
 fn async_and_queries(a: &GraphAnalysis, host: &Host) -> TokenStream {
-    let p = private();
     let outputs_name = format_ident!("{}Outputs", a.header.name);
     let (feeds, problem_size) = (&host.feeds, &host.problem_size);
-    let config_sig = host.signature(quote!(config: &#p::DispatchConfig,));
+    let [async_sig, graph_sig, describe_sig, dot_sig] =
+        ["run_async", "graph", "describe", "to_dot"].map(|m| host.signature(m));
     let host_sinks = host_sinks(host);
     quote! {
     /// Like [`Self::run_with`], as a future that never blocks the thread (see [`vyre_graph::Graph::run_async`]): any executor drives it, and several runs may be in flight on one device.
@@ -496,7 +492,7 @@ fn async_and_queries(a: &GraphAnalysis, host: &Host) -> TokenStream {
     /// # Errors
     ///
     /// As [`Self::run`].
-    pub async fn run_async #config_sig -> ::core::result::Result<#outputs_name, #p::BackendError> {
+    #async_sig {
         let mut outputs = <#outputs_name as ::core::default::Default>::default();
         #feeds
         #problem_size
@@ -506,17 +502,17 @@ fn async_and_queries(a: &GraphAnalysis, host: &Host) -> TokenStream {
     }
 
     /// The runtime graph.
-    pub fn graph(&self) -> &#p::Graph {
+    #graph_sig {
         &self.graph
     }
 
     /// What the graph does: levels, buffers, memory.
-    pub fn describe(&self) -> #p::Description {
+    #describe_sig {
         self.graph.describe()
     }
 
     /// The graph in Graphviz DOT.
-    pub fn to_dot(&self) -> ::std::string::String {
+    #dot_sig {
         self.graph.to_dot()
     }
     }

@@ -7,6 +7,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::Ident;
 
+use super::methods::{Spelling, signature_of};
 use super::tokens::private;
 use crate::model::{BufferOut, GraphAnalysis, ProblemSize};
 
@@ -20,6 +21,8 @@ pub struct Batched<'a> {
     pub arg_traits: &'a [Ident],
     /// Each input's parameter name.
     pub args: &'a [&'a Ident],
+    /// How the typed API spells its signatures (`methods.rs`).
+    pub spelling: &'a Spelling,
 }
 
 /// `run_batch` and `run_many`, or nothing for a graph whose instances
@@ -48,6 +51,12 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
         (false, 1) => (quote!(#(#generics)*), quote!(#(#args)*)),
         _ => (quote!((#n_ty #(#generics),*)), quote!((#n_pat #(#args),*))),
     };
+    let spelling = Spelling {
+        instance_generics: quote!(<'a, #(#bounds),*>),
+        instance: item,
+        ..host.spelling.clone()
+    };
+    let [batch_sig, many_sig] = ["run_batch", "run_many"].map(|m| signature_of(m, &spelling));
     let feeds = host
         .args
         .iter()
@@ -91,7 +100,7 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
     /// # Errors
     ///
     /// The first failing instance's error, naming it (`BackendError::BatchInstance`); nothing runs when an instance fails its checks.
-    pub fn run_batch<'a, #(#bounds),*>(&self, config: &#p::DispatchConfig, instances: &[#item]) -> ::core::result::Result<::std::vec::Vec<#outputs_name>, #p::BackendError> {
+    #batch_sig {
         #build
         let __vyre_report = self.graph.run_batch(&mut __vyre_batch, config)?;
         ::core::mem::drop(__vyre_batch);
@@ -102,7 +111,7 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
     }
 
     /// Runs the instances one after another as a stream with up to `depth` runs in flight (see [`vyre_graph::Graph::run_many`]), returning each run's outputs or error in order: an error is that run's own and the stream goes on.
-    pub fn run_many<'a, #(#bounds),*>(&self, config: &#p::DispatchConfig, depth: usize, instances: &[#item]) -> ::std::vec::Vec<::core::result::Result<#outputs_name, #p::BackendError>> {
+    #many_sig {
         let mut __vyre_outputs: ::std::vec::Vec<#outputs_name> = instances
             .iter()
             .map(|_| <#outputs_name as ::core::default::Default>::default())

@@ -3,7 +3,8 @@
 //! `GraphSpec`, `args.rs`: one argument trait per input, `docs.rs`: the
 //! generated docs, `textures.rs`, `rust_types.rs`: Rust types and the
 //! generated structs); or, when anything failed, the stub beside the
-//! errors (`stub.rs`, from stage 3's [`StubTypes`]).
+//! errors (`stub.rs`, from stage 3's [`StubTypes`]). Both spell the
+//! methods' signatures from one table (`methods.rs`).
 //!
 //! Only `quote!`: every decision was made by the earlier stages. Generated
 //! code reaches the runtime only through `::vyre_graph::__private` and uses
@@ -18,6 +19,7 @@ mod api;
 mod args;
 mod batch;
 mod docs;
+mod methods;
 pub mod rust_types;
 mod spec;
 mod stub;

@@ -1,13 +1,16 @@
 //! What is emitted beside the errors when anything failed ([`stub`]): the
-//! same type with the same methods (bodies unreachable), so the user's
-//! other code still resolves and they see the real errors, not a cascade.
+//! same type with the same methods (bodies unreachable; signatures from
+//! the table the real API is built from, `methods.rs`), the same output
+//! types and an empty `SPEC`, so the user's other code still resolves and
+//! they see the real errors, not a cascade.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::Ident;
 
+use super::methods::{METHODS, Spelling, signature};
 use super::rust_types::{struct_tokens, type_tokens};
-use super::tokens::{is_host_input, private};
+use super::tokens::{borrowed_str, is_host_input, private};
 use crate::model::{BufferDecl, GraphInput, Header, StubTypes};
 
 /// What is emitted beside the errors when anything failed: the same type
@@ -44,13 +47,39 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
     let needs_n = !input.buffers.iter().any(BufferDecl::infers_n);
     let n_param = needs_n.then(|| quote!(_n: u64,));
     let generic_list = (!generics.is_empty()).then(|| quote!(<#(#generics),*>));
-    let params = quote!(#(#inputs: #generics),*);
-    let methods = stub_methods(
-        (&outputs_name, &resident_name),
-        generic_list.as_ref(),
-        n_param.as_ref(),
-        &params,
-    );
+    // One instance of `run_batch` and `run_many`: as the real API spells
+    // it, the inputs alone, or a tuple with `n` first.
+    let n_ty = needs_n.then(|| quote!(u64,));
+    let instance = match (needs_n, generics.as_slice()) {
+        (false, [one]) => quote!(#one),
+        _ => quote!((#n_ty #(#generics),*)),
+    };
+    let spelling = Spelling {
+        input_generics: generic_list.clone(),
+        inputs: quote!(#n_param #(#inputs: #generics),*),
+        instance_generics: generic_list.unwrap_or_default(),
+        instance,
+        ..Spelling::new(name)
+    };
+    let methods = stub_methods(&spelling);
+    // `Clone` and `Debug` as the real types derive them, written out: a
+    // derive would read an output of unknown type (`!`) and warn about
+    // unreachable code.
+    let clone_debug = [&outputs_name, &resident_name].map(|ty| {
+        quote! {
+            impl ::core::clone::Clone for #ty {
+                fn clone(&self) -> Self {
+                    ::core::unreachable!("graph! failed to compile")
+                }
+            }
+            impl ::core::fmt::Debug for #ty {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str("(graph! reported errors; a placeholder)")
+                }
+            }
+        }
+    });
+    let spec_name = borrowed_str(&name.to_string());
     // Outputs keep their names, and their types where a kernel that
     // reflected says them, so user code reading them does not cascade.
     let structs = known
@@ -71,13 +100,24 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
         .iter()
         .all(|(_, ty)| ty.is_some())
         .then(|| quote!(#[derive(::core::default::Default)]));
-    let resident_fields = known
-        .outputs
-        .iter()
-        .map(|(ident, _)| quote!(#[doc = "Placeholder."] pub #ident: #p::GpuBufferHandle));
+    // A texture output is left on the device as a texture, as in the real
+    // resident outputs.
+    let resident_fields = known.outputs.iter().map(|(ident, _)| {
+        let texture = input
+            .buffers
+            .iter()
+            .any(|b| b.name == *ident && b.texture.is_some());
+        let handle = if texture {
+            quote!(#p::GpuTextureHandle)
+        } else {
+            quote!(#p::GpuBufferHandle)
+        };
+        quote!(#[doc = "Placeholder."] pub #ident: #handle)
+    });
     quote! {
         #(#docs)*
         /// (graph! reported errors; this is a placeholder.)
+        #[derive(::core::fmt::Debug)]
         #vis struct #name {
             _graph: (),
         }
@@ -91,75 +131,39 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
         #vis struct #resident_name {
             #(#resident_fields,)*
         }
+        #(#clone_debug)*
         #[allow(unused_variables, clippy::diverging_sub_expression, clippy::too_many_arguments)]
         impl #name {
+            /// Placeholder (graph! reported errors): an empty graph.
+            pub const SPEC: #p::GraphSpec = #p::GraphSpec {
+                name: #spec_name,
+                kernels: #p::Cow::Borrowed(&[]),
+                buffers: #p::Cow::Borrowed(&[]),
+                nodes: #p::Cow::Borrowed(&[]),
+                features: #p::Cow::Borrowed(&[]),
+                schedule: ::core::option::Option::None,
+                fused: #p::Cow::Borrowed(&[]),
+                loops: #p::Cow::Borrowed(&[]),
+            };
             #methods
         }
     }
 }
 
-/// The generated type's methods, each with the same signature as the real
-/// one (every input of its own generic type) and an unreachable body.
-fn stub_methods(
-    (outputs_name, resident_name): (&Ident, &Ident),
-    generic_list: Option<&TokenStream>,
-    n_param: Option<&TokenStream>,
-    params: &TokenStream,
-) -> TokenStream {
-    let p = private();
+/// The generated type's methods: every method of the table the real API
+/// is built from (`methods.rs`), each with the real one's signature (every
+/// input of its own generic type, so no argument adds an error) and an
+/// unreachable body.
+fn stub_methods(spelling: &Spelling) -> TokenStream {
     let unreachable = quote!(::core::unreachable!("graph! failed to compile"));
-    quote! {
-    /// Placeholder (graph! reported errors).
-    pub fn new(gpu: &#p::Gpu) -> ::core::result::Result<Self, #p::BackendError> {
-        #unreachable
-    }
-    /// Placeholder (graph! reported errors).
-    pub fn run #generic_list (&self, #n_param #params) -> ::core::result::Result<#outputs_name, #p::BackendError> {
-        #unreachable
-    }
-    /// Placeholder (graph! reported errors).
-    pub fn run_with #generic_list (&self, config: &#p::DispatchConfig, #n_param #params) -> ::core::result::Result<#outputs_name, #p::BackendError> {
-        #unreachable
-    }
-    /// Placeholder (graph! reported errors).
-    pub fn run_reported #generic_list (&self, config: &#p::DispatchConfig, #n_param #params) -> ::core::result::Result<(#outputs_name, #p::RunReport), #p::BackendError> {
-        #unreachable
-    }
-    /// Placeholder (graph! reported errors).
-    pub fn run_into #generic_list (&self, config: &#p::DispatchConfig, outputs: &mut #outputs_name, #n_param #params) -> ::core::result::Result<#p::RunReport, #p::BackendError> {
-        #unreachable
-    }
-    /// Placeholder (graph! reported errors).
-    pub fn run_resident #generic_list (&self, #n_param #params) -> ::core::result::Result<#resident_name, #p::BackendError> {
-        #unreachable
-    }
-    /// Placeholder (graph! reported errors).
-    pub fn run_resident_with #generic_list (&self, config: &#p::DispatchConfig, #n_param #params) -> ::core::result::Result<#resident_name, #p::BackendError> {
-        #unreachable
-    }
-    /// Placeholder (graph! reported errors).
-    pub fn resident_outputs(&self, config: &#p::DispatchConfig, n: u64) -> ::core::result::Result<#resident_name, #p::BackendError> {
-        #unreachable
-    }
-    /// Placeholder (graph! reported errors).
-    pub fn record #generic_list (&self, encoder: &mut #p::wgpu::CommandEncoder, config: &#p::DispatchConfig, outputs: &#resident_name, #n_param #params) -> ::core::result::Result<#p::RecordedRun<'_>, #p::BackendError> {
-        #unreachable
-    }
-    /// Placeholder (graph! reported errors).
-    pub async fn run_async #generic_list (&self, config: &#p::DispatchConfig, #n_param #params) -> ::core::result::Result<#outputs_name, #p::BackendError> {
-        #unreachable
-    }
-    /// Placeholder (graph! reported errors).
-    pub fn graph(&self) -> &#p::Graph {
-        #unreachable
-    }
-    /// Placeholder (graph! reported errors).
-    pub fn describe(&self) -> #p::Description {
-        #unreachable
-    }
-    /// Placeholder (graph! reported errors).
-    pub fn to_dot(&self) -> ::std::string::String {
-        #unreachable
-    }
-    }
+    let methods = METHODS.iter().map(|m| {
+        let sig = signature(m, spelling);
+        quote! {
+            /// Placeholder (graph! reported errors).
+            #sig {
+                #unreachable
+            }
+        }
+    });
+    quote!(#(#methods)*)
 }

@@ -1,0 +1,250 @@
+//! The generated type's methods, as one table ([`METHODS`]): each one's
+//! name, parameters and return type. The typed API (`api.rs`, `batch.rs`)
+//! and the error stub (`stub.rs`) both spell every signature from it
+//! ([`signature`]), so the stub promises exactly the methods of the real
+//! API (the tests below check that both expansions define each method of
+//! the table, in its order, and no other).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::Ident;
+
+use super::tokens::private;
+
+/// A parameter of a generated method, in order after `&self`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Param {
+    /// `gpu: &Gpu` (`new` only, which takes no `self`).
+    Gpu,
+    /// `config: &DispatchConfig`.
+    Config,
+    /// `encoder: &mut wgpu::CommandEncoder`.
+    Encoder,
+    /// `outputs: &mut NameOutputs`.
+    OutputsMut,
+    /// `outputs: &NameResident`.
+    Resident,
+    /// `n: u64`, always (the problem size of device outputs).
+    N,
+    /// `depth: usize` (runs in flight).
+    Depth,
+    /// `n: u64` when the graph cannot infer it, then one argument per host
+    /// input.
+    Inputs,
+    /// `instances: &[..]`: one item per instance (its inputs, as a tuple
+    /// when there are several).
+    Instances,
+}
+
+/// What a generated method returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Returns {
+    /// `Result<Self, BackendError>`.
+    New,
+    /// `Result<NameOutputs, BackendError>`.
+    Outputs,
+    /// `Result<(NameOutputs, RunReport), BackendError>`.
+    OutputsAndReport,
+    /// `Result<RunReport, BackendError>`.
+    Report,
+    /// `Result<NameResident, BackendError>`.
+    Resident,
+    /// `Result<RecordedRun<'_>, BackendError>`.
+    Recorded,
+    /// `Result<Vec<NameOutputs>, BackendError>`.
+    EachOutputs,
+    /// `Vec<Result<NameOutputs, BackendError>>`.
+    EachResult,
+    /// `&Graph`.
+    Graph,
+    /// `Description`.
+    Description,
+    /// `String`.
+    Text,
+}
+
+/// One generated method's shape.
+#[derive(Debug)]
+pub struct Method {
+    /// Its name.
+    pub name: &'static str,
+    /// Whether it is `async`.
+    pub is_async: bool,
+    /// Its parameters after `&self` (for `new`: instead of it).
+    pub params: &'static [Param],
+    /// What it returns.
+    pub returns: Returns,
+}
+
+const fn method(name: &'static str, params: &'static [Param], returns: Returns) -> Method {
+    Method {
+        name,
+        is_async: false,
+        params,
+        returns,
+    }
+}
+
+use Param::{Config, Depth, Encoder, Gpu, Inputs, Instances, N, OutputsMut, Resident};
+
+/// Every method of a generated graph type, in the order it is emitted.
+pub const METHODS: &[Method] = &[
+    method("new", &[Gpu], Returns::New),
+    method("run", &[Inputs], Returns::Outputs),
+    method("run_with", &[Config, Inputs], Returns::Outputs),
+    method("run_reported", &[Config, Inputs], Returns::OutputsAndReport),
+    method("run_into", &[Config, OutputsMut, Inputs], Returns::Report),
+    method("run_resident", &[Inputs], Returns::Resident),
+    method("run_resident_with", &[Config, Inputs], Returns::Resident),
+    method("resident_outputs", &[Config, N], Returns::Resident),
+    method(
+        "record",
+        &[Encoder, Config, Resident, Inputs],
+        Returns::Recorded,
+    ),
+    Method {
+        is_async: true,
+        ..method("run_async", &[Config, Inputs], Returns::Outputs)
+    },
+    method("graph", &[], Returns::Graph),
+    method("describe", &[], Returns::Description),
+    method("to_dot", &[], Returns::Text),
+    method("run_batch", &[Config, Instances], Returns::EachOutputs),
+    method("run_many", &[Config, Depth, Instances], Returns::EachResult),
+];
+
+/// How one expansion spells the parts of a signature that are the graph's
+/// own: the real API's argument traits, or the stub's free generics.
+#[derive(Clone)]
+pub struct Spelling {
+    /// `NameOutputs`.
+    pub outputs: Ident,
+    /// `NameResident`.
+    pub resident: Ident,
+    /// Generics of a method that takes the inputs (`<'a>`, `<T0, T1>`).
+    pub input_generics: Option<TokenStream>,
+    /// `n: u64,` when the graph cannot infer `n`, then each input's
+    /// parameter (`x: impl NameArg_x<'a>`, `x: T0`), comma-separated.
+    pub inputs: TokenStream,
+    /// Generics of a method that takes instances (`<'a, A0: ..>`).
+    pub instance_generics: TokenStream,
+    /// The type of one instance.
+    pub instance: TokenStream,
+}
+
+impl Spelling {
+    /// The spelling of graph `name`'s outputs and resident outputs, the
+    /// rest left empty.
+    pub fn new(name: &Ident) -> Self {
+        Spelling {
+            outputs: format_ident!("{}Outputs", name),
+            resident: format_ident!("{}Resident", name),
+            input_generics: None,
+            inputs: TokenStream::new(),
+            instance_generics: TokenStream::new(),
+            instance: quote!(()),
+        }
+    }
+}
+
+/// [`signature`] of the table's method `name` (nothing for a name not in
+/// the table, which the tests below catch as a method missing from the
+/// expansion).
+pub fn signature_of(name: &str, s: &Spelling) -> TokenStream {
+    METHODS
+        .iter()
+        .find(|m| m.name == name)
+        .map(|m| signature(m, s))
+        .unwrap_or_default()
+}
+
+/// `pub [async] fn NAME<..>(&self, ..) -> ..` of `m`, as `s` spells the
+/// graph's own parts (no body).
+pub fn signature(m: &Method, s: &Spelling) -> TokenStream {
+    let p = private();
+    let (outputs, resident) = (&s.outputs, &s.resident);
+    let name = format_ident!("{}", m.name);
+    let asyncness = m.is_async.then(|| quote!(async));
+    let generics = if m.params.contains(&Instances) {
+        Some(s.instance_generics.clone())
+    } else if m.params.contains(&Inputs) {
+        s.input_generics.clone()
+    } else {
+        None
+    };
+    let receiver = (!m.params.contains(&Gpu)).then(|| quote!(&self,));
+    let params = m.params.iter().map(|param| match param {
+        Gpu => quote!(gpu: &#p::Gpu,),
+        Config => quote!(config: &#p::DispatchConfig,),
+        Encoder => quote!(encoder: &mut #p::wgpu::CommandEncoder,),
+        OutputsMut => quote!(outputs: &mut #outputs,),
+        Resident => quote!(outputs: &#resident,),
+        N => quote!(n: u64,),
+        Depth => quote!(depth: usize,),
+        Inputs => s.inputs.clone(),
+        Instances => {
+            let instance = &s.instance;
+            quote!(instances: &[#instance])
+        }
+    });
+    let result = |ok: TokenStream| quote!(::core::result::Result<#ok, #p::BackendError>);
+    let returns = match m.returns {
+        Returns::New => result(quote!(Self)),
+        Returns::Outputs => result(quote!(#outputs)),
+        Returns::OutputsAndReport => result(quote!((#outputs, #p::RunReport))),
+        Returns::Report => result(quote!(#p::RunReport)),
+        Returns::Resident => result(quote!(#resident)),
+        Returns::Recorded => result(quote!(#p::RecordedRun<'_>)),
+        Returns::EachOutputs => result(quote!(::std::vec::Vec<#outputs>)),
+        Returns::EachResult => {
+            let each = result(quote!(#outputs));
+            quote!(::std::vec::Vec<#each>)
+        }
+        Returns::Graph => quote!(&#p::Graph),
+        Returns::Description => quote!(#p::Description),
+        Returns::Text => quote!(::std::string::String),
+    };
+    quote!(pub #asyncness fn #name #generics (#receiver #(#params)*) -> #returns)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::METHODS;
+    use crate::tests::{SAXPY_NODES, compile_errors, expand, saxpy};
+
+    /// The names of the methods of `impl Saxpy` in an expansion, in order.
+    fn methods_of(src: &str) -> (Vec<String>, usize) {
+        let ts = expand(src);
+        let errors = compile_errors(&ts).len();
+        let file: syn::File = syn::parse2(ts).expect("the expansion parses");
+        let names = file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Impl(i) if i.trait_.is_none() => Some(i),
+                _ => None,
+            })
+            .filter(|i| matches!(&*i.self_ty, syn::Type::Path(p) if p.path.is_ident("Saxpy")))
+            .flat_map(|i| &i.items)
+            .filter_map(|item| match item {
+                syn::ImplItem::Fn(f) => Some(f.sig.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        (names, errors)
+    }
+
+    #[test]
+    fn the_real_api_and_the_stub_define_the_tables_methods() {
+        let table: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
+        let (real, errors) = methods_of(&saxpy(SAXPY_NODES));
+        assert_eq!(errors, 0);
+        assert_eq!(real, table, "the typed API");
+        // One mistake (an unknown buffer): the stub.
+        let (stub, errors) = methods_of(&saxpy(
+            "node scale(src: xs, dst: t) over n; node add(a: t, b: y, params: params, out: out) over n;",
+        ));
+        assert_eq!(errors, 1);
+        assert_eq!(stub, table, "the stub");
+    }
+}
