@@ -72,16 +72,20 @@ fn unwrap_batch(e: BackendError) -> BackendError {
 }
 
 /// Every typed way to run graph type `$g` (whose one input is `x` and one
-/// output `y`) on the empty input, each with its name.
+/// output `y`) on the empty input, each with its name; `$after` runs after
+/// each mode (a run above 0, checked against the CPU).
 macro_rules! typed_modes {
-    ($g:ty, $graph:expr) => {{
+    ($g:ty, $graph:expr, $after:expr) => {{
         let graph: &$g = $graph;
+        let after = $after;
         let gpu = graph.graph().gpu().clone();
         let config = DispatchConfig::default();
         let empty: &[u32] = &[];
         let mut answers: Vec<(&'static str, Answer)> = Vec::new();
         answers.push(("run", graph.run(empty).map(|o| o.y)));
+        after();
         answers.push(("run_with", graph.run_with(&config, empty).map(|o| o.y)));
+        after();
         answers.push((
             "run_reported",
             graph.run_reported(&config, empty).map(|(o, report)| {
@@ -92,6 +96,7 @@ macro_rules! typed_modes {
                 o.y
             }),
         ));
+        after();
         let mut into = Default::default();
         answers.push((
             "run_into",
@@ -99,22 +104,26 @@ macro_rules! typed_modes {
                 .run_into(&config, &mut into, empty)
                 .map(|_| into.y.clone()),
         ));
+        after();
         answers.push((
             "run_async",
             pollster::block_on(graph.run_async(&config, empty)).map(|o| o.y),
         ));
+        after();
         answers.push((
             "run_resident",
             graph
                 .run_resident(empty)
                 .and_then(|r| r.y.read_as::<u32>(&gpu)),
         ));
+        after();
         answers.push((
             "run_resident_with",
             graph
                 .run_resident_with(&config, empty)
                 .and_then(|r| r.y.read_as::<u32>(&gpu)),
         ));
+        after();
         // Made for problem size 0, unwritten: as `run` gives them where
         // they are empty; a buffer of zeros where `run` gives a value.
         answers.push((
@@ -123,6 +132,7 @@ macro_rules! typed_modes {
                 .resident_outputs(&config, 0)
                 .and_then(|r| r.y.read_as::<u32>(&gpu)),
         ));
+        after();
         // `record` into buffers made for 0, then read them back.
         let recorded = graph.resident_outputs(&config, 0).and_then(|outputs| {
             let mut encoder = gpu.device().create_command_encoder(&Default::default());
@@ -133,6 +143,7 @@ macro_rules! typed_modes {
             outputs.y.read_as::<u32>(&gpu)
         });
         answers.push(("record", recorded));
+        after();
         answers.push((
             "run_batch",
             graph
@@ -140,6 +151,7 @@ macro_rules! typed_modes {
                 .map(|mut o| o.remove(0).y)
                 .map_err(unwrap_batch),
         ));
+        after();
         for depth in [1usize, 3] {
             let mut ran = graph.run_many(&config, depth, &[empty, empty]);
             assert_eq!(ran.len(), 2);
@@ -164,13 +176,15 @@ macro_rules! typed_modes {
                 "run_many d3"
             };
             answers.push((name, first));
+            after();
         }
         answers
     }};
 }
 
-/// Every untyped way to run `graph` (one input, one output) at n = 0.
-fn untyped_modes(graph: &Graph) -> Vec<(&'static str, Answer)> {
+/// Every untyped way to run `graph` (one input, one output) at n = 0,
+/// `after` run after each.
+fn untyped_modes(graph: &Graph, after: &dyn Fn()) -> Vec<(&'static str, Answer)> {
     let gpu = graph.gpu().clone();
     let config = DispatchConfig::default();
     let feeds = [Feed::Host(&[])];
@@ -186,10 +200,12 @@ fn untyped_modes(graph: &Graph) -> Vec<(&'static str, Answer)> {
         "Graph::run",
         into_vec(&mut |sinks| graph.run(0, &feeds, sinks, &config)),
     ));
+    after();
     answers.push((
         "Graph::run_async",
         into_vec(&mut |sinks| pollster::block_on(graph.run_async(0, &feeds, sinks, &config))),
     ));
+    after();
     // A host sink recorded, then the same sink read.
     let recorded = {
         let mut y: Vec<u32> = Vec::new();
@@ -202,6 +218,7 @@ fn untyped_modes(graph: &Graph) -> Vec<(&'static str, Answer)> {
         .map(|_| y)
     };
     answers.push(("Graph::record + read", recorded));
+    after();
     // A resident sink made for n = 0.
     let b = graph.spec().host_outputs().next().expect("one output");
     let resident = graph.create_buffer(b, 0).and_then(|h| {
@@ -209,6 +226,7 @@ fn untyped_modes(graph: &Graph) -> Vec<(&'static str, Answer)> {
         h.read_as::<u32>(&gpu)
     });
     answers.push(("Graph::run into a resident sink", resident));
+    after();
     let batch = {
         let mut y: Vec<u32> = Vec::new();
         let mut one = [Instance::new(0, feeds.to_vec(), vec![Sink::from(&mut y)])];
@@ -219,6 +237,7 @@ fn untyped_modes(graph: &Graph) -> Vec<(&'static str, Answer)> {
         ran.map(|_| y).map_err(unwrap_batch)
     };
     answers.push(("Graph::run_batch", batch));
+    after();
     for depth in [1usize, 3] {
         let (mut y0, mut y1): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
         let mut two = [
@@ -243,6 +262,7 @@ fn untyped_modes(graph: &Graph) -> Vec<(&'static str, Answer)> {
             assert_eq!(y0, y1, "run_many d{depth}: both runs of size 0 alike");
         }
         answers.push((name, first.map(|_| y0).map_err(unwrap_batch)));
+        after();
     }
     answers
 }
@@ -287,13 +307,22 @@ fn an_element_wise_graph_gives_empty_outputs_in_every_mode() {
     let graph = Affine::new(&gpu).expect("graph");
     let reference: Answer = graph.run(NONE).map(|o| o.y);
     assert_eq!(reference.as_ref().ok(), Some(&Vec::new()), "run(0)");
+    let above = || {
+        let x: Vec<u32> = (0..300u32).map(|i| i * 13 + 5).collect();
+        let want: Vec<u32> = x.iter().map(|v| v * 3 + 1).collect();
+        assert_same(&graph.run(&x).expect("run(300)").y, &want, "Affine at 300");
+    };
     all_alike(
-        &typed_modes!(Affine, &graph),
+        &typed_modes!(Affine, &graph, above),
         (&reference, &reference),
         "Affine",
     );
     let both = (&reference, &reference);
-    all_alike(&untyped_modes(graph.graph()), both, "Affine untyped");
+    all_alike(
+        &untyped_modes(graph.graph(), &above),
+        both,
+        "Affine untyped",
+    );
     // A resident output of size 0 is empty, though a word backs it.
     let resident = graph.run_resident(NONE).expect("run_resident(0)");
     assert_eq!(resident.y.size(), 0);
@@ -311,7 +340,12 @@ fn a_reduction_gives_its_identity_in_every_mode() {
     let graph = Least::new(&gpu).expect("graph");
     let reference: Answer = graph.run(NONE).map(|o| o.y);
     assert_eq!(reference.as_ref().ok(), Some(&vec![u32::MAX]), "run(0)");
-    let answers = typed_modes!(Least, &graph);
+    let above = || {
+        let x: Vec<u32> = (0..1000u32).map(|i| 5000 - i * 3).collect();
+        let out = graph.run(&x).expect("run(1000)");
+        assert_same(&out.y, &[*x.iter().min().expect("x")], "Least at 1000");
+    };
+    let answers = typed_modes!(Least, &graph, above);
     // `resident_outputs` only makes the buffer: the identity comes with a
     // run (`run_resident`, `record`), as for any other output.
     let (made, ran): (Vec<_>, Vec<_>) = answers
@@ -324,11 +358,7 @@ fn a_reduction_gives_its_identity_in_every_mode() {
     );
     all_alike(&ran, (&reference, &reference), "Least");
     let both = (&reference, &reference);
-    all_alike(&untyped_modes(graph.graph()), both, "Least untyped");
-    // And at a size above 0, the least element.
-    let x: Vec<u32> = (0..1000u32).map(|i| 5000 - i * 3).collect();
-    let out = graph.run(&x).expect("run(1000)");
-    assert_same(&out.y, &[*x.iter().min().expect("x")], "Least at 1000");
+    all_alike(&untyped_modes(graph.graph(), &above), both, "Least untyped");
 }
 
 #[test]
@@ -347,10 +377,13 @@ fn a_graph_with_values_at_zero_is_refused_by_every_mode_and_then_runs() {
         let out = graph.run(&x).expect("a run above 0");
         assert_same(&out.y, &want, &format!("Head at {n}"));
     };
-    let typed = typed_modes!(Head, &graph);
-    // Each refusal left the graph whole: it runs at sizes above 0.
-    check(&graph, 10);
-    check(&graph, 3);
+    // Each refusal leaves the graph whole: after each, it runs at sizes
+    // above 0 (3 also below the output's 4 elements).
+    let above = || {
+        check(&graph, 10);
+        check(&graph, 3);
+    };
+    let typed = typed_modes!(Head, &graph, above);
     let given_n: Answer = graph
         .graph()
         .check_problem_size(0, &DispatchConfig::default())
@@ -382,7 +415,7 @@ fn a_graph_with_values_at_zero_is_refused_by_every_mode_and_then_runs() {
         Err(BackendError::InvalidProblemSize { .. })
     ));
     let both = (&untyped_reference, &untyped_reference);
-    all_alike(&untyped_modes(graph.graph()), both, "Head untyped");
+    all_alike(&untyped_modes(graph.graph(), &above), both, "Head untyped");
     check(&graph, 1);
     check(&graph, 100);
 }
