@@ -338,7 +338,10 @@ impl Graph {
     /// ([`BufferSpec::empty_value`](crate::spec::BufferSpec::empty_value):
     /// a reduction's identity over an empty source), the run writes them
     /// without planning or submitting anything; otherwise `n = 0` is
-    /// [`BackendError::InvalidProblemSize`].
+    /// [`BackendError::InvalidProblemSize`] naming the output that has no
+    /// value there. Every other way to run ([`Graph::record`], resident
+    /// sinks, batches, streams, the typed API) follows the same rule
+    /// (`docs/api.md`, "Size 0").
     ///
     /// # Errors
     /// Every input, size, limit and budget problem is reported before
