@@ -17,7 +17,9 @@ use proc_macro2::Span;
 use syn::{Ident, LitStr};
 
 use super::kernels::{Checked, check_kernels};
-use super::reduce_types::{TYPE_LIST, TYPES, feature, identity_bytes};
+use super::reduce_types::{
+    TYPE_LIST, TYPES, bad_type_message, feature, identity_bytes, untyped_message,
+};
 use super::reduce_wgsl::{Generated, REDUCE_SEGMENT, Segment, Source, WORKGROUP, scalar};
 use crate::diag::Diagnostics;
 use crate::model::{
@@ -67,8 +69,9 @@ pub fn lower_reductions(
     let decls = std::mem::take(&mut graph.reductions);
     let mut lowered = Vec::new();
     let mut readers = Vec::new();
-    for decl in &decls {
-        match lower_one(graph, checked, decl, caps) {
+    let mut failed = Vec::new();
+    for decl in decls {
+        match lower_one(graph, checked, &decl, caps) {
             Ok(l) => {
                 // An empty source at n = 0 reduces to the identity.
                 let empty = buffer(graph, &decl.src).is_ok_and(|b| b.len.extent.eval(0) == 0);
@@ -79,9 +82,14 @@ pub fn lower_reductions(
                 }
                 lowered.push(l);
             }
-            Err(e) => diag.push(e),
+            Err(e) => {
+                diag.push(e);
+                failed.push(decl);
+            }
         }
     }
+    // What failed stays: the error stub types its outputs from it.
+    graph.reductions = failed;
     for l in lowered.into_iter().rev() {
         let more = check_kernels(&l.kernels, caps, diag);
         checked.interfaces.extend(more.interfaces);
@@ -465,10 +473,14 @@ fn element_type(
     if let Some(ty) = &d.ty {
         let found = TYPES.into_iter().filter_map(scalar).find(|s| ty == s);
         return found.ok_or_else(|| {
-            syn::Error::new(
-                ty.span(),
-                format!("`{what}` works on {TYPE_LIST}, not `{ty}`"),
-            )
+            // The fix offers the type a kernel binds the buffers with.
+            let bound = bindings_of(graph, checked, &[&d.src, &d.dst])
+                .into_iter()
+                .find_map(|(_, _, b)| match (&b.element, b.header.is_none()) {
+                    (RustTy::Prim(p), true) => scalar(*p),
+                    _ => None,
+                });
+            syn::Error::new(ty.span(), bad_type_message(d, ty, bound.unwrap_or("f32")))
         });
     }
     if let Some((buffer, kernel, binding)) = bindings_of(graph, checked, &[&d.src, &d.dst])
@@ -491,13 +503,7 @@ fn element_type(
             )),
         };
     }
-    Err(syn::Error::new(
-        d.src.span(),
-        format!(
-            "cannot tell the element type of `{}`: no kernel binds it; write it: `{what}<f32>({})`",
-            d.src, d.src
-        ),
-    ))
+    Err(syn::Error::new(d.src.span(), untyped_message(d)))
 }
 
 /// The device feature the element type needs must be declared: the

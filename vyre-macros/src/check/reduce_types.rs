@@ -15,8 +15,10 @@
 //! NaN and sign tests convert to `f32` first: the conversion keeps NaN a
 //! NaN and keeps the sign of zero, and a finite value never becomes a NaN.
 
+use syn::Ident;
+
 use crate::model::Prim;
-use crate::model::ReduceOp;
+use crate::model::{Extent, ReduceDecl, ReduceKind, ReduceOp};
 use vyre_analysis::spec::Feature;
 
 /// Every element type, in the order messages list them.
@@ -32,6 +34,76 @@ pub const TYPES: [Prim; 7] = [
 
 /// The types, for messages: "f32, u32, i32, f16, u64, i64 or f64".
 pub const TYPE_LIST: &str = "f32, u32, i32, f16, u64, i64 or f64";
+
+/// The error for a reduction or scan whose element type is neither written
+/// nor told by a kernel: the fix is the whole node with the type filled in.
+pub fn untyped_message(d: &ReduceDecl) -> String {
+    format!(
+        "cannot tell the element type of `{}`: no kernel binds it; write it in the node, e.g. `{}`",
+        d.src,
+        node_text(d, "f32")
+    )
+}
+
+/// The error for a reduction or scan written with an element type it does
+/// not support (`ty`): the fix is the whole node with `instead`.
+pub fn bad_type_message(d: &ReduceDecl, ty: &Ident, instead: &str) -> String {
+    format!(
+        "`{} {}` works on {TYPE_LIST}, not `{ty}`: write e.g. `{}`",
+        d.keyword,
+        d.op.name(),
+        node_text(d, instead)
+    )
+}
+
+/// The whole node as written, with element type `ty`: every part the user
+/// wrote kept (the scan's kind, the rows, the destination), so a message
+/// can offer it as a fix that compiles
+/// (`node pre = scan exclusive sum<f32>(u) -> v;`).
+pub fn node_text(d: &ReduceDecl, ty: &str) -> String {
+    let kind = match d.kind {
+        ReduceKind::Reduce => "",
+        ReduceKind::Inclusive => " inclusive",
+        ReduceKind::Exclusive => " exclusive",
+    };
+    let rows = d
+        .rows
+        .map(|[r, c]| {
+            format!(
+                " over [{}, {}]",
+                extent_text(r.extent),
+                extent_text(c.extent)
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "node {} = {}{kind} {}<{ty}>({}){rows} -> {};",
+        d.label,
+        d.keyword,
+        d.op.name(),
+        d.src,
+        d.dst
+    )
+}
+
+/// An extent as the grammar writes it (`n / 4`, `1024`, `2 * n + 1`).
+fn extent_text(e: Extent) -> String {
+    if e.mul == 0 {
+        return e.add.to_string();
+    }
+    let mut out = if e.mul == 1 {
+        "n".to_owned()
+    } else {
+        format!("{} * n", e.mul)
+    };
+    if e.div > 1 {
+        out.push_str(&format!(" / {}", e.div));
+    }
+    if e.add != 0 {
+        out.push_str(&format!(" + {}", e.add));
+    }
+    out
+}
 
 /// The WGSL name of a scalar the generated kernels support.
 pub fn scalar(prim: Prim) -> Option<&'static str> {
@@ -214,4 +286,40 @@ pub fn hoist_enables(text: &str, ty: &str) -> String {
         return rest;
     }
     format!("{}\n{rest}", enables.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tests::errors;
+
+    /// The one error of a graph with one reduction or scan, `node`.
+    fn error_of(node: &str) -> String {
+        let errors = errors(&format!(
+            "pub struct G; input u[n]; output v[n]; output s[1]; {node}"
+        ));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        errors.concat()
+    }
+
+    #[test]
+    fn a_missing_or_wrong_type_suggests_the_whole_node() {
+        let e = error_of("node pre = scan exclusive sum(u) -> v;");
+        assert!(
+            e.ends_with("e.g. `node pre = scan exclusive sum<f32>(u) -> v;`"),
+            "{e}"
+        );
+        let e = error_of("node pre = scan inclusive max<bool>(u) over [n / 4, 4] -> v;");
+        assert!(
+            e.ends_with("write e.g. `node pre = scan inclusive max<f32>(u) over [n / 4, 4] -> v;`"),
+            "{e}"
+        );
+        // Sizes as the grammar normalises them (`2 * n / 8` is `n / 4`).
+        let e = error_of("node t = reduce min<bool>(u) over [2 * n / 8 + 1, 8] -> s;");
+        assert!(
+            e.contains("`node t = reduce min<f32>(u) over [n / 4 + 1, 8] -> s;`"),
+            "{e}"
+        );
+        let e = error_of("node t = reduce add(u) -> s;");
+        assert!(e.ends_with("`node t = reduce sum<f32>(u) -> s;`"), "{e}");
+    }
 }

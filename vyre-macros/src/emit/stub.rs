@@ -11,7 +11,7 @@ use syn::Ident;
 use super::methods::{METHODS, Spelling, signature};
 use super::rust_types::{struct_tokens, type_tokens};
 use super::tokens::{borrowed_str, is_host_input, private};
-use crate::model::{BufferDecl, GraphInput, Header, StubTypes};
+use crate::model::{BufferDecl, GraphInput, Header, Prim, RustTy, StubTypes};
 
 /// What is emitted beside the errors when anything failed: the same type
 /// with the same methods (bodies unreachable), so the user's other code
@@ -21,11 +21,47 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
         return TokenStream::new();
     };
     let p = private();
-    let outputs_name = format_ident!("{}Outputs", name);
-    let resident_name = format_ident!("{}Resident", name);
     let docs = attrs.iter().filter(|a| a.path().is_ident("doc"));
-    // Arity as declared: `n` when no input's size can give it, then one
-    // argument per host input, each of any type.
+    let methods = stub_methods(&stub_spelling(input, name));
+    let spec_name = borrowed_str(&name.to_string());
+    // Outputs keep their names, and their types where a kernel that
+    // reflected says them, so user code reading them does not cascade.
+    let structs = known
+        .structs
+        .iter()
+        .map(|(def, origin)| struct_tokens(def, vis, &format!("kernel `{origin}`")));
+    let outputs = stub_outputs(input, known, vis, name);
+    quote! {
+        #(#docs)*
+        /// (graph! reported errors; this is a placeholder.)
+        #[derive(::core::fmt::Debug)]
+        #vis struct #name {
+            _graph: (),
+        }
+        #(#structs)*
+        #outputs
+        #[allow(unused_variables, clippy::diverging_sub_expression, clippy::too_many_arguments)]
+        impl #name {
+            /// Placeholder (graph! reported errors): an empty graph.
+            pub const SPEC: #p::GraphSpec = #p::GraphSpec {
+                name: #spec_name,
+                kernels: #p::Cow::Borrowed(&[]),
+                buffers: #p::Cow::Borrowed(&[]),
+                nodes: #p::Cow::Borrowed(&[]),
+                features: #p::Cow::Borrowed(&[]),
+                schedule: ::core::option::Option::None,
+                fused: #p::Cow::Borrowed(&[]),
+                loops: #p::Cow::Borrowed(&[]),
+            };
+            #methods
+        }
+    }
+}
+
+/// How the stub spells the signatures of the table (`methods.rs`): the
+/// arity as declared (`n` when no input's size can give it, then one
+/// argument per host input), each argument of any type.
+fn stub_spelling(input: &GraphInput, name: &Ident) -> Spelling {
     let inputs: Vec<Ident> = input
         .buffers
         .iter()
@@ -54,49 +90,37 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
         (false, [one]) => quote!(#one),
         _ => quote!((#n_ty #(#generics),*)),
     };
-    let spelling = Spelling {
+    Spelling {
         input_generics: generic_list.clone(),
         inputs: quote!(#n_param #(#inputs: #generics),*),
         instance_generics: generic_list.unwrap_or_default(),
         instance,
         ..Spelling::new(name)
-    };
-    let methods = stub_methods(&spelling);
-    // `Clone` and `Debug` as the real types derive them, written out: a
-    // derive would read an output of unknown type (`!`) and warn about
-    // unreachable code.
-    let clone_debug = [&outputs_name, &resident_name].map(|ty| {
-        quote! {
-            impl ::core::clone::Clone for #ty {
-                fn clone(&self) -> Self {
-                    ::core::unreachable!("graph! failed to compile")
-                }
-            }
-            impl ::core::fmt::Debug for #ty {
-                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.write_str("(graph! reported errors; a placeholder)")
-                }
-            }
-        }
-    });
-    let spec_name = borrowed_str(&name.to_string());
-    // Outputs keep their names, and their types where a kernel that
-    // reflected says them, so user code reading them does not cascade.
-    let structs = known
-        .structs
-        .iter()
-        .map(|(def, origin)| struct_tokens(def, vis, &format!("kernel `{origin}`")));
+    }
+}
+
+/// The placeholder `NameOutputs` and `NameResident`, with `Clone` and
+/// `Debug` as the real ones derive them.
+fn stub_outputs(
+    input: &GraphInput,
+    known: &StubTypes,
+    vis: &syn::Visibility,
+    name: &Ident,
+) -> TokenStream {
+    let p = private();
+    let outputs_name = format_ident!("{}Outputs", name);
+    let resident_name = format_ident!("{}Resident", name);
     // An output of unknown type is `!` (it coerces to whatever the user
     // expects); then `Default` cannot be derived.
-    let out_fields = known.outputs.iter().map(|(ident, ty)| match ty {
+    let outputs = output_types(input, known);
+    let out_fields = outputs.iter().map(|(ident, ty)| match ty {
         Some(ty) => {
             let ty = type_tokens(ty);
             quote!(#[doc = "Placeholder."] pub #ident: ::std::vec::Vec<#ty>)
         }
         None => quote!(#[doc = "Placeholder."] pub #ident: #p::Unknown),
     });
-    let derive_default = known
-        .outputs
+    let derive_default = outputs
         .iter()
         .all(|(_, ty)| ty.is_some())
         .then(|| quote!(#[derive(::core::default::Default)]));
@@ -114,14 +138,23 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
         };
         quote!(#[doc = "Placeholder."] pub #ident: #handle)
     });
-    quote! {
-        #(#docs)*
-        /// (graph! reported errors; this is a placeholder.)
-        #[derive(::core::fmt::Debug)]
-        #vis struct #name {
-            _graph: (),
+    // Written out: a derive would read an output of unknown type (`!`) and
+    // warn about unreachable code.
+    let clone_debug = [&outputs_name, &resident_name].map(|ty| {
+        quote! {
+            impl ::core::clone::Clone for #ty {
+                fn clone(&self) -> Self {
+                    ::core::unreachable!("graph! failed to compile")
+                }
+            }
+            impl ::core::fmt::Debug for #ty {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str("(graph! reported errors; a placeholder)")
+                }
+            }
         }
-        #(#structs)*
+    });
+    quote! {
         /// Placeholder outputs (graph! reported errors).
         #derive_default
         #vis struct #outputs_name {
@@ -132,22 +165,39 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
             #(#resident_fields,)*
         }
         #(#clone_debug)*
-        #[allow(unused_variables, clippy::diverging_sub_expression, clippy::too_many_arguments)]
-        impl #name {
-            /// Placeholder (graph! reported errors): an empty graph.
-            pub const SPEC: #p::GraphSpec = #p::GraphSpec {
-                name: #spec_name,
-                kernels: #p::Cow::Borrowed(&[]),
-                buffers: #p::Cow::Borrowed(&[]),
-                nodes: #p::Cow::Borrowed(&[]),
-                features: #p::Cow::Borrowed(&[]),
-                schedule: ::core::option::Option::None,
-                fused: #p::Cow::Borrowed(&[]),
-                loops: #p::Cow::Borrowed(&[]),
-            };
-            #methods
-        }
     }
+}
+
+/// Each output's element type where known: as a kernel binds it, else (a
+/// reduction or scan that failed, so no generated kernel says it) the
+/// type its node writes, or `f32`, the type its error suggests. `None`
+/// (the stub's `!`) only for an output nothing types.
+fn output_types(input: &GraphInput, known: &StubTypes) -> Vec<(Ident, Option<RustTy>)> {
+    known
+        .outputs
+        .iter()
+        .map(|(ident, ty)| {
+            let reduced = || {
+                let d = input.reductions.iter().find(|d| d.dst == *ident)?;
+                let written = d.ty.as_ref().map(Ident::to_string);
+                // The types reductions take (`check/reduce_types.rs`).
+                let prim = [
+                    Prim::F32,
+                    Prim::U32,
+                    Prim::I32,
+                    Prim::F16,
+                    Prim::U64,
+                    Prim::I64,
+                    Prim::F64,
+                ]
+                .into_iter()
+                .find(|p| written.as_deref() == Some(p.name().trim_start_matches("half::")))
+                .unwrap_or(Prim::F32);
+                Some(RustTy::Prim(prim))
+            };
+            (ident.clone(), ty.clone().or_else(reduced))
+        })
+        .collect()
 }
 
 /// The generated type's methods: every method of the table the real API
