@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Reduce a failing case of the differential run to a smaller one that
+still fails, then (with --save) keep it in regressions.txt.
+
+    python3 vyre-diff/shrink.py 17            # seed 17
+    python3 vyre-diff/shrink.py 17/d2 --save  # go on from a partly shrunk case
+
+Each step builds the current case and every single edit of it (see
+src/grammar/edit.rs) in one build, runs them, and moves to the first edit
+that still fails (the edits come most-shrinking first: dropping nodes,
+then fewer sizes, simpler values, plainer spellings). It stops when no
+edit fails. Any difference counts as failing, not only the first one's
+mode. Run from the workspace root.
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target", "debug", "vyre-diff")
+
+
+def build(cases):
+    env = dict(os.environ, VYRE_DIFF_CASES=" ".join(cases))
+    subprocess.run(["cargo", "build", "-q", "-p", "vyre-diff"], cwd=ROOT, env=env, check=True)
+
+
+def candidates(case):
+    out = subprocess.run([BIN, "--candidates"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        name, _, edits = line.partition(": ")
+        if name == case:
+            return edits.split()
+    return []
+
+
+def failing():
+    run = subprocess.run([BIN], cwd=ROOT, capture_output=True, text=True)
+    m = re.search(r"^failing cases: (.*)$", run.stdout, re.M)
+    return set(m.group(1).split()) if m else set(), run.stdout
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    case = sys.argv[1] if sys.argv[1].startswith("s") else "s" + sys.argv[1]
+    build([case])
+    failed, log = failing()
+    if case not in failed:
+        sys.exit(f"{case} does not fail here; nothing to shrink")
+    while True:
+        edits = candidates(case)
+        tries = [f"{case}/{e}" for e in edits]
+        if not tries:
+            break
+        build([case] + tries)
+        failed, log = failing()
+        nxt = next((t for t in tries if t in failed), None)
+        if nxt is None:
+            break
+        print(f"still fails: {nxt}", flush=True)
+        case = nxt
+    build([case])
+    _, log = failing()
+    print(log)
+    print(f"reduced: {case}")
+    if "--save" in sys.argv:
+        with open(os.path.join(ROOT, "vyre-diff", "regressions.txt"), "a") as f:
+            f.write(case + "\n")
+        print("added to vyre-diff/regressions.txt")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,12 @@
+//! The generator: a random valid graph from a seed ([`random::generate`]),
+//! smaller variants of it for shrinking ([`edit`]), and its text: the
+//! `graph!` source ([`render`]) and a Rust module with the oracle
+//! ([`oracle`]). Shared by the build script, which writes the cases, and
+//! the library, whose oracle helpers use the same shapes and operations.
+#![allow(dead_code)]
+
+pub mod edit;
+pub mod ir;
+pub mod oracle;
+pub mod random;
+pub mod render;
