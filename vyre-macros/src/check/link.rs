@@ -115,7 +115,9 @@ impl Sources<'_> {
         if !matches!(path.origin, PathOrigin::Absolute) {
             return Err(ResolveError::ModuleNotFound(
                 path.clone(),
-                "modules of other crates (WESL packages) are not supported by graph! yet".into(),
+                format!(
+                    "a path names a module of this crate as `package::{path}` or `super::{path}`, and WGSL itself has no `::`; modules of other crates (WESL packages) are not supported by graph! yet"
+                ),
             ));
         }
         if let [one] = path.components.as_slice()
@@ -417,7 +419,10 @@ fn link_error(e: wesl::Error, units: Vec<UnitInfo>, modules: &[(String, String)]
                 .next()
                 .unwrap_or_default()
                 .to_owned();
-            at = importer_site(&diag, &units, &last);
+            at = importer_site(&diag, &units, &last).or_else(|| {
+                // No `import`: an inline path (`package::rgn::hash(x)`).
+                (0..units.len()).find_map(|u| Some((u, inline_path(&units.get(u)?.text, &last)?)))
+            });
             if let Ok(p) = path.parse::<ModulePath>()
                 && let [one] = p.components.as_slice()
             {
@@ -599,6 +604,29 @@ pub fn import_statement(text: &str, word: &str) -> Option<Range<usize>> {
     None
 }
 
+/// The bytes of the first inline path of `text` (`a::b::c`, outside
+/// comments) with `word` before a `::`.
+fn inline_path(text: &str, word: &str) -> Option<Range<usize>> {
+    let tokens = tokenize(text);
+    let at = |i: usize| tokens.get(i).and_then(|r| text.get(r.clone()));
+    // `::` at token `i`: two adjacent colons.
+    let colons = |i: usize| {
+        at(i) == Some(":")
+            && at(i + 1) == Some(":")
+            && tokens.get(i).map(|r| r.end) == tokens.get(i + 1).map(|r| r.start)
+    };
+    let hit = (0..tokens.len()).find(|&i| at(i) == Some(word) && colons(i + 1))?;
+    let mut first = hit;
+    while first >= 3 && colons(first - 2) {
+        first -= 3;
+    }
+    let mut last = hit;
+    while colons(last + 1) && at(last + 3).is_some() {
+        last += 3;
+    }
+    Some(tokens.get(first)?.start..tokens.get(last)?.end)
+}
+
 /// The names a module declares.
 fn decl_names(text: &str) -> Vec<String> {
     text.parse::<TranslationUnit>()
@@ -709,6 +737,34 @@ mod tests {
         assert_eq!(&root[range], "f16");
         assert_eq!(directives(root).len(), 2);
         assert!(directives("@diagnostic(off, x) fn f() {}").is_empty());
+    }
+
+    #[test]
+    fn places_an_inline_path_that_names_nothing() {
+        let root = "@compute @workgroup_size(1)\nfn main() { let x = package::rgn::hash(1u); let m = f32::MAX; }\n";
+        let e = link_here(&input(
+            root,
+            &[("rng", "fn hash(x: u32) -> u32 { return x; }")],
+        ))
+        .unwrap_err();
+        assert!(e.message.contains("`package::rgn`"), "{}", e.message);
+        assert_eq!(
+            e.at.map(|(u, r)| (u, &root[r])),
+            Some((0, "package::rgn::hash"))
+        );
+        assert_eq!(e.wanted.unwrap().1, vec!["rng".to_string()]);
+        let root = "@compute @workgroup_size(1)\nfn main() { let m = f32::MAX; }\n";
+        let e = link_here(&input(root, &[])).unwrap_err();
+        assert!(
+            e.message.contains("WGSL itself has no `::`"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.at.map(|(u, r)| (u, &root[r])), Some((0, "f32::MAX")));
+        assert_eq!(
+            inline_path("// a::b\nx + a::b::c(1)", "b").map(|r| r.start),
+            Some(12)
+        );
     }
 
     #[test]
