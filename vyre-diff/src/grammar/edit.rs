@@ -6,7 +6,8 @@
 //!   same type;
 //! - `lK`: node `K` loses its locals (their uses become literals);
 //! - `pK`: node `K` spelled plainly: `g.x`, a wrapping bounds check, no
-//!   helper, a string kernel, 64 invocations a workgroup;
+//!   helper and no override (their uses inlined), a string kernel, 64
+//!   invocations a workgroup;
 //! - `s`: no sizes around 65,535 workgroups.
 //!
 //! Every edit keeps the graph valid: unused slots are unbound, buffers
@@ -58,6 +59,7 @@ pub fn candidates(g: &Graph) -> Vec<String> {
         let plain = m.index == IndexForm::Plain
             && m.guard == Guard::Wrap
             && m.helper.is_none()
+            && m.constant.is_none()
             && !m.tokens
             && m.workgroup == 64;
         if !plain {
@@ -100,6 +102,23 @@ fn apply(g: &mut Graph, edit: &str) -> Option<()> {
             m.guard = Guard::Wrap;
             m.tokens = false;
             m.workgroup = 64;
+            if let Some(c) = m.constant.take() {
+                let v = i64::from(c.value());
+                let mut fix = |e: &mut Expr| replace_override(e, v);
+                fix(&mut m.value);
+                for l in &mut m.locals {
+                    match l {
+                        Local::Let(_, e) | Local::Var(_, e) => fix(e),
+                        Local::If {
+                            a,
+                            b,
+                            then,
+                            otherwise,
+                            ..
+                        } => [a, b, then, otherwise].into_iter().for_each(&mut fix),
+                    }
+                }
+            }
             if m.helper.take().is_some() {
                 inline_calls(&mut m.value);
                 for l in &mut m.locals {
@@ -135,6 +154,15 @@ fn replace_locals(e: &mut Expr, types: &[Ty]) {
         return;
     }
     for_children(e, &mut |c| replace_locals(c, types));
+}
+
+/// The override becomes a literal of its value.
+fn replace_override(e: &mut Expr, v: i64) {
+    if let Expr::Override = e {
+        *e = Expr::Lit(Ty::U32, v);
+        return;
+    }
+    for_children(e, &mut |c| replace_override(c, v));
 }
 
 /// A call of the helper becomes its first argument.

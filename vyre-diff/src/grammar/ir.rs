@@ -165,6 +165,8 @@ pub enum Expr {
     Cast(Ty, Box<Expr>),
     /// `f32(x & 255u)` of a `u32`: exact.
     Small(Box<Expr>),
+    /// The kernel's `override K: u32`, `u32`.
+    Override,
 }
 
 /// A local of an element-wise kernel.
@@ -219,11 +221,26 @@ pub enum Guard {
     Return,
 }
 
-/// A helper `fn h(a: T, b: T) -> T { return body; }`.
+/// A helper `fn h(a: T, b: T) -> T { return body; }`, in the kernel or
+/// in a module of the graph that the kernel imports.
 #[derive(Clone, Debug)]
 pub struct Helper {
     pub ty: Ty,
     pub body: Expr,
+    pub in_module: bool,
+}
+
+/// `override K: u32 = default;`, set by the node's `with { K = .. }` or not.
+#[derive(Clone, Copy, Debug)]
+pub struct Override {
+    pub default: u32,
+    pub with: Option<u32>,
+}
+
+impl Override {
+    pub fn value(self) -> u32 {
+        self.with.unwrap_or(self.default)
+    }
 }
 
 /// An element-wise-shaped kernel and its node: reads its slots, writes
@@ -241,6 +258,7 @@ pub struct Map {
     pub index: IndexForm,
     pub guard: Guard,
     pub helper: Option<Helper>,
+    pub constant: Option<Override>,
     pub locals: Vec<Local>,
     pub value: Expr,
     /// WGSL as Rust tokens (`wgsl { .. }`) rather than a string.

@@ -98,6 +98,7 @@ fn rust(e: &Expr, m: &Map, ty: Ty) -> String {
             format!("({} as {})", sub(a, from), t.rust())
         }
         Expr::Small(a) => format!("(({} & 255) as f32)", sub(a, Ty::U32)),
+        Expr::Override => format!("({}u32)", m.constant.map_or(0, |c| c.value())),
     }
 }
 

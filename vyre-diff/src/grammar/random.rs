@@ -167,6 +167,8 @@ struct Scope<'a> {
     params: Option<Ty>,
     /// Which locals are `let`s of constant expressions.
     local_const: Vec<bool>,
+    /// The kernel declares `override K: u32`.
+    constant: bool,
 }
 
 /// An element-wise node writing a new buffer, or updating the inout.
@@ -201,6 +203,10 @@ fn map(r: &mut Rng, g: &mut Graph, k: usize) -> Node {
         }
     };
     let helper_ty = r.chance(30).then(|| r.pick(&TYPES));
+    let over = r.chance(25).then(|| Override {
+        default: r.below(100) as u32,
+        with: r.chance(50).then(|| r.below(100) as u32),
+    });
     let uniform = g.uniform && r.chance(60);
     let own = in_place.map(|v| (ty, g.buffers[v].bits));
     let mut scope = Scope {
@@ -212,12 +218,17 @@ fn map(r: &mut Rng, g: &mut Graph, k: usize) -> Node {
         locals: Vec::new(),
         params: None,
         local_const: Vec::new(),
+        constant: over.is_some(),
     };
     let helper = helper_ty.map(|t| {
         scope.params = Some(t);
         let (body, _) = expr(r, &scope, t, 2);
         scope.params = None;
-        Helper { ty: t, body }
+        Helper {
+            ty: t,
+            body,
+            in_module: r.chance(50),
+        }
     });
     scope.helper = helper_ty;
     let mut locals = Vec::new();
@@ -271,6 +282,7 @@ fn map(r: &mut Rng, g: &mut Graph, k: usize) -> Node {
         index,
         guard,
         helper,
+        constant: over,
         locals,
         value,
         tokens,
@@ -485,6 +497,13 @@ fn leaf(r: &mut Rng, s: &Scope, ty: Ty) -> (Expr, (u8, u8)) {
         _ if elementwise => Expr::Lit(Ty::U32, 3),
         _ => Expr::Index,
     };
+    if s.constant && s.params.is_none() {
+        match ty {
+            Ty::U32 => options.push((Expr::Override, (0, 0))),
+            Ty::I32 => options.push((Expr::Cast(ty, Box::new(Expr::Override)), (0, 0))),
+            Ty::F32 => options.push((Expr::Small(Box::new(Expr::Override)), (8, 0))),
+        }
+    }
     match ty {
         Ty::U32 => options.push((u32_leaf(r), (0, 0))),
         Ty::I32 => options.push((Expr::Cast(ty, Box::new(u32_leaf(r))), (0, 0))),
@@ -538,6 +557,7 @@ pub fn finish(r: &mut Rng, g: &mut Graph) {
             index: IndexForm::Plain,
             guard: Guard::Wrap,
             helper: None,
+            constant: None,
             locals: Vec::new(),
             value,
             tokens: false,
@@ -571,7 +591,7 @@ fn constant(e: &Expr, s: &Scope) -> bool {
     let mut runtime = false;
     visit(e, &mut |x| {
         runtime |= match x {
-            Expr::Lit(..) => false,
+            Expr::Lit(..) | Expr::Override => false,
             Expr::Local(k) => !s.local_const.get(*k).copied().unwrap_or(false),
             Expr::Bin(..)
             | Expr::Un(..)

@@ -73,6 +73,7 @@ fn wgsl(e: &Expr, m: &Map, ty: Ty) -> String {
         Expr::Call(a, b) => format!("h({}, {})", sub(a, ty), sub(b, ty)),
         Expr::Cast(t, a) => format!("{}({})", t.wgsl(), sub(a, other_int(*t))),
         Expr::Small(a) => format!("f32({} & 255u)", sub(a, Ty::U32)),
+        Expr::Override => "K".to_owned(),
     }
 }
 
@@ -118,9 +119,19 @@ fn uses(m: &Map, f: &dyn Fn(&Expr) -> bool) -> bool {
     found
 }
 
-/// The WGSL of an element-wise node's kernel.
-pub fn kernel(m: &Map, g: &Graph) -> String {
+/// The helper function's declaration.
+fn helper(m: &Map, h: &Helper) -> String {
+    let t = h.ty.wgsl();
+    let body = wgsl(&h.body, m, h.ty);
+    format!("fn h(a: {t}, b: {t}) -> {t} {{ return {body}; }}\n")
+}
+
+/// The WGSL of an element-wise node's kernel (node `k`).
+pub fn kernel(m: &Map, g: &Graph, k: usize) -> String {
     let mut s = String::new();
+    if m.helper.as_ref().is_some_and(|h| h.in_module) {
+        let _ = writeln!(s, "import package::m{k}::h;");
+    }
     let dst_ty = g.buffers[m.dst].ty;
     if m.uniform {
         s.push_str("struct P { a: u32, b: i32, c: f32, e: u32 }\n");
@@ -142,9 +153,12 @@ pub fn kernel(m: &Map, g: &Graph) -> String {
         let _ = writeln!(s, "@group(0) @binding({}) var<uniform> p: P;", n + 1);
     }
     if let Some(h) = &m.helper {
-        let t = h.ty.wgsl();
-        let body = wgsl(&h.body, m, h.ty);
-        let _ = writeln!(s, "fn h(a: {t}, b: {t}) -> {t} {{ return {body}; }}");
+        if !h.in_module {
+            s.push_str(&helper(m, h));
+        }
+    }
+    if let Some(c) = m.constant {
+        let _ = writeln!(s, "override K: u32 = {}u;", c.default);
     }
     if m.index == IndexForm::Helper {
         s.push_str("fn own(g: vec3<u32>) -> u32 { return g.x; }\n");
@@ -232,8 +246,15 @@ pub fn graph_source(g: &Graph, name: &str, fused: bool) -> String {
         s.push_str("fuse off;\n");
     }
     for (k, node) in g.nodes.iter().enumerate() {
+        if let Node::Map(m) = node
+            && let Some(h) = m.helper.as_ref().filter(|h| h.in_module)
+        {
+            let _ = writeln!(s, "module m{k} = \"{}\";", helper(m, h).trim_end());
+        }
+    }
+    for (k, node) in g.nodes.iter().enumerate() {
         if let Node::Map(m) = node {
-            let text = kernel(m, g);
+            let text = kernel(m, g, k);
             if m.tokens {
                 let _ = writeln!(s, "kernel k{k} = wgsl {{\n{text}}};");
             } else {
@@ -271,7 +292,12 @@ pub fn graph_source(g: &Graph, name: &str, fused: bool) -> String {
                 if m.uniform {
                     binds.push("p: p".into());
                 }
-                format!("node k{k}({}) over n;", binds.join(", "))
+                let with = m
+                    .constant
+                    .and_then(|c| c.with)
+                    .map(|v| format!(" with {{ K = {v} }}"))
+                    .unwrap_or_default();
+                format!("node k{k}({}) over n{with};", binds.join(", "))
             }
             Node::Reduce {
                 op,
