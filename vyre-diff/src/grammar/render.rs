@@ -152,10 +152,8 @@ pub fn kernel(m: &Map, g: &Graph, k: usize) -> String {
     if m.uniform {
         let _ = writeln!(s, "@group(0) @binding({}) var<uniform> p: P;", n + 1);
     }
-    if let Some(h) = &m.helper {
-        if !h.in_module {
-            s.push_str(&helper(m, h));
-        }
+    if let Some(h) = m.helper.as_ref().filter(|h| !h.in_module) {
+        s.push_str(&helper(m, h));
     }
     if let Some(c) = m.constant {
         let _ = writeln!(s, "override K: u32 = {}u;", c.default);
