@@ -263,6 +263,15 @@ fn rounded(g: &Graph, b: usize) -> bool {
     })
 }
 
+/// Whether the graph's WGSL takes a remainder of `i32`s (`x % 5i`).
+fn signed_remainder(wgsl: &str) -> bool {
+    wgsl.match_indices("% ").any(|(at, _)| {
+        let rest = &wgsl[at + 2..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0 && rest[digits..].starts_with("i)")
+    })
+}
+
 /// The whole module of one case, named `module`.
 pub fn module(g: &Graph, module: &str) -> String {
     let fused = graph_source(g, "Fused", true);
@@ -274,8 +283,11 @@ pub fn module(g: &Graph, module: &str) -> String {
     );
     let _ = writeln!(
         s,
-        "pub const NAME: &str = {:?};\npub const SOURCE: &str = {:?};\npub const LARGE: bool = {};",
-        g.name, fused, g.large
+        "pub const NAME: &str = {:?};\npub const SOURCE: &str = {:?};\npub const LARGE: bool = {};\npub const SIGNED_REM: bool = {};",
+        g.name,
+        fused,
+        g.large,
+        signed_remainder(&fused)
     );
     let _ = writeln!(
         s,
@@ -355,7 +367,7 @@ pub fn module(g: &Graph, module: &str) -> String {
     let _ = writeln!(s, "    Ok(vec![{}])\n}}", outs.join(", "));
     let _ = writeln!(
         s,
-        "pub fn check(ctx: &mut crate::Ctx) {{\n    let case = crate::Case {{ name: NAME, source: SOURCE, inputs: INPUTS, large: LARGE }};\n    let fused = match fused::Fused::new(ctx.gpu()) {{ Ok(g) => g, Err(e) => return ctx.failed_new(&case, \"fused\", &e) }};\n    let unfused = match unfused::Unfused::new(ctx.gpu()) {{ Ok(g) => g, Err(e) => return ctx.failed_new(&case, \"unfused\", &e) }};\n    ctx.check(&case, fused.graph(), unfused.graph(), &|i| typed(&fused, i), &oracle);\n}}\n}}"
+        "pub fn check(ctx: &mut crate::Ctx) {{\n    let case = crate::Case {{ name: NAME, source: SOURCE, inputs: INPUTS, large: LARGE, signed_rem: SIGNED_REM }};\n    let fused = match fused::Fused::new(ctx.gpu()) {{ Ok(g) => g, Err(e) => return ctx.failed_new(&case, \"fused\", &e) }};\n    let unfused = match unfused::Unfused::new(ctx.gpu()) {{ Ok(g) => g, Err(e) => return ctx.failed_new(&case, \"unfused\", &e) }};\n    ctx.check(&case, fused.graph(), unfused.graph(), &|i| typed(&fused, i), &oracle);\n}}\n}}"
     );
     s
 }
