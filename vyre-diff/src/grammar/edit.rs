@@ -39,6 +39,14 @@ pub fn case(name: &str) -> Result<Graph, String> {
 
 /// Every single edit that applies to `g`, the most shrinking first.
 pub fn candidates(g: &Graph) -> Vec<String> {
+    let mut v = proposals(g);
+    v.retain(|e| apply(&mut g.clone(), e).is_some());
+    v
+}
+
+/// The edits to try, some of which may not apply (dropping the first node
+/// of a chain drops the whole chain).
+fn proposals(g: &Graph) -> Vec<String> {
     let mut v = Vec::new();
     for k in (0..g.nodes.len()).rev() {
         if g.nodes.len() > 1 {
