@@ -4,7 +4,11 @@
 //! Which cases: `VYRE_DIFF_CASES` (case names, e.g. `17 18/d0 s19`,
 //! separated by spaces or commas), else `VYRE_DIFF_SEEDS` (`A..B`, seeds A
 //! up to B exclusive), else the CI set: seeds `1..CI_SEEDS`. The reduced
-//! failures listed in `regressions.txt` are always added.
+//! failures kept in `regressions/` (each a module as this script wrote it,
+//! frozen, so a later change of the generator cannot change it) and the
+//! case names listed in `regressions.txt` are always added. Each case's
+//! module is also written alone to `$OUT_DIR/cases/`, where `shrink.py`
+//! takes a reduced case from.
 
 #[path = "src/grammar/mod.rs"]
 mod grammar;
@@ -19,6 +23,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=VYRE_DIFF_SEEDS");
     println!("cargo:rerun-if-changed=src/grammar");
     println!("cargo:rerun-if-changed=regressions.txt");
+    println!("cargo:rerun-if-changed=regressions");
     let mut names: Vec<String> = match (
         std::env::var("VYRE_DIFF_CASES"),
         std::env::var("VYRE_DIFF_SEEDS"),
@@ -42,16 +47,38 @@ fn main() {
             names.push(line.to_owned());
         }
     }
+    let dir = std::env::var("OUT_DIR").expect("OUT_DIR");
+    std::fs::create_dir_all(format!("{dir}/cases")).expect("cases folder");
     let mut out = String::new();
     let mut checks = Vec::new();
     let mut candidates = Vec::new();
+    let mut frozen: Vec<_> = std::fs::read_dir("regressions")
+        .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    frozen.sort();
+    for path in frozen
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+    {
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("a file name");
+        out.push_str(&format!(
+            "#[path = {:?}]\npub mod {stem};\n",
+            std::fs::canonicalize(path).expect("path")
+        ));
+        checks.push(format!("{stem}::check"));
+    }
     for name in &names {
         let graph = grammar::edit::case(name).unwrap_or_else(|e| panic!("{e}"));
         let module: String = format!("case_{name}")
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
-        out.push_str(&grammar::oracle::module(&graph, &module));
+        let file = format!("{dir}/cases/{module}.rs");
+        std::fs::write(&file, grammar::oracle::file(&graph)).expect("write a case");
+        out.push_str(&format!("#[path = {file:?}]\npub mod {module};\n"));
         checks.push(format!("{module}::check"));
         let edits = grammar::edit::candidates(&graph);
         candidates.push(format!("({name:?}, &{edits:?})"));
@@ -66,6 +93,5 @@ fn main() {
         "/// Each case's name and the single edits that shrink it.\npub const CANDIDATES: &[(&str, &[&str])] = &[{}];",
         candidates.join(", ")
     );
-    let dir = std::env::var("OUT_DIR").expect("OUT_DIR");
     std::fs::write(format!("{dir}/cases.rs"), out).expect("write cases.rs");
 }

@@ -10,8 +10,11 @@ src/grammar/edit.rs) in one build, runs them, and moves to the first edit
 that still fails (the edits come most-shrinking first: dropping nodes,
 then fewer sizes, simpler values, plainer spellings). It stops when no
 edit fails. Any difference counts as failing, not only the first one's
-mode. Run from the workspace root.
+mode. `--save` keeps the reduced case's module, as the build wrote it, in
+vyre-diff/regressions/, which every build checks. Run from the workspace
+root.
 """
+import glob
 import os
 import re
 import subprocess
@@ -66,9 +69,21 @@ def main():
     print(log)
     print(f"reduced: {case}")
     if "--save" in sys.argv:
-        with open(os.path.join(ROOT, "vyre-diff", "regressions.txt"), "a") as f:
-            f.write(case + "\n")
-        print("added to vyre-diff/regressions.txt")
+        # The module as the build wrote it, frozen: a later change of the
+        # generator cannot change what the regression checks.
+        module = "case_" + re.sub(r"[^A-Za-z0-9]", "_", case)
+        found = sorted(
+            glob.glob(os.path.join(ROOT, "target", "debug", "build", "vyre-diff-*", "out", "cases", module + ".rs")),
+            key=os.path.getmtime,
+        )
+        if not found:
+            sys.exit(f"no module {module}.rs in the build folder")
+        name = "regress_" + re.sub(r"[^A-Za-z0-9]", "_", case)
+        dest = os.path.join(ROOT, "vyre-diff", "regressions", name + ".rs")
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        with open(found[-1]) as src, open(dest, "w") as out:
+            out.write(src.read())
+        print(f"kept as {os.path.relpath(dest, ROOT)}")
 
 
 if __name__ == "__main__":

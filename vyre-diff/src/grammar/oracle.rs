@@ -274,12 +274,24 @@ fn signed_remainder(wgsl: &str) -> bool {
 
 /// The whole module of one case, named `module`.
 pub fn module(g: &Graph, module: &str) -> String {
+    format!("pub mod {module} {{\n{}}}\n", body(g))
+}
+
+/// A case's module as a file of its own (`regressions/`).
+pub fn file(g: &Graph) -> String {
+    body(g)
+}
+
+/// The items of a case's module: the graphs, the oracle, the typed call
+/// and `check`.
+fn body(g: &Graph) -> String {
     let fused = graph_source(g, "Fused", true);
     let unfused = graph_source(g, "Unfused", false);
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "#[allow(clippy::all, unused_parens, unused_variables, unused_mut)]\npub mod {module} {{"
+        "#![allow(clippy::all, unused_parens, unused_variables, unused_mut)]\n//! Case `{}` of vyre-diff, as its build script wrote it.",
+        g.name
     );
     let _ = writeln!(
         s,
@@ -367,7 +379,7 @@ pub fn module(g: &Graph, module: &str) -> String {
     let _ = writeln!(s, "    Ok(vec![{}])\n}}", outs.join(", "));
     let _ = writeln!(
         s,
-        "pub fn check(ctx: &mut crate::Ctx) {{\n    let case = crate::Case {{ name: NAME, source: SOURCE, inputs: INPUTS, large: LARGE, signed_rem: SIGNED_REM }};\n    let fused = match fused::Fused::new(ctx.gpu()) {{ Ok(g) => g, Err(e) => return ctx.failed_new(&case, \"fused\", &e) }};\n    let unfused = match unfused::Unfused::new(ctx.gpu()) {{ Ok(g) => g, Err(e) => return ctx.failed_new(&case, \"unfused\", &e) }};\n    ctx.check(&case, fused.graph(), unfused.graph(), &|i| typed(&fused, i), &oracle);\n}}\n}}"
+        "pub fn check(ctx: &mut crate::Ctx) {{\n    let case = crate::Case {{ name: NAME, source: SOURCE, inputs: INPUTS, large: LARGE, signed_rem: SIGNED_REM }};\n    let fused = match fused::Fused::new(ctx.gpu()) {{ Ok(g) => g, Err(e) => return ctx.failed_new(&case, \"fused\", &e) }};\n    let unfused = match unfused::Unfused::new(ctx.gpu()) {{ Ok(g) => g, Err(e) => return ctx.failed_new(&case, \"unfused\", &e) }};\n    ctx.check(&case, fused.graph(), unfused.graph(), &|i| typed(&fused, i), &oracle);\n}}"
     );
     s
 }
