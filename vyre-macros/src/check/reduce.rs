@@ -18,7 +18,8 @@ use syn::{Ident, LitStr};
 
 use super::kernels::{Checked, check_kernels};
 use super::reduce_types::{
-    TYPE_LIST, TYPES, bad_type_message, feature, identity_bytes, untyped_message,
+    TYPE_LIST, TYPES, bad_type_message, feature, identity_bytes, missing_kind_message,
+    untyped_message,
 };
 use super::reduce_wgsl::{Generated, REDUCE_SEGMENT, Segment, Source, WORKGROUP, scalar};
 use crate::diag::Diagnostics;
@@ -114,6 +115,9 @@ fn lower_one(
     let src = buffer(graph, &d.src)?;
     let dst = buffer(graph, &d.dst)?;
     let ty = element_type(graph, checked, d)?;
+    if let Some(span) = d.kind_missing {
+        return Err(syn::Error::new(span, missing_kind_message(d, ty)));
+    }
     check_feature(d, ty, caps)?;
     check_even_f16(d, src, ty)?;
     let mut out = Lowered {

@@ -56,12 +56,30 @@ pub fn bad_type_message(d: &ReduceDecl, ty: &Ident, instead: &str) -> String {
     )
 }
 
+/// The error for a `scan` without `inclusive` or `exclusive`: both whole
+/// nodes, with the type when the user wrote one.
+pub fn missing_kind_message(d: &ReduceDecl, ty: &str) -> String {
+    let ty = d.ty.as_ref().map_or(ty.to_owned(), ToString::to_string);
+    let with = |kind| node_text_as(d, kind, &ty);
+    format!(
+        "`scan` needs `inclusive` (each output includes its own element) or `exclusive` (it does not) before `{}`: write `{}` or `{}`",
+        d.op.name(),
+        with(ReduceKind::Inclusive),
+        with(ReduceKind::Exclusive)
+    )
+}
+
 /// The whole node as written, with element type `ty`: every part the user
 /// wrote kept (the scan's kind, the rows, the destination), so a message
 /// can offer it as a fix that compiles
 /// (`node pre = scan exclusive sum<f32>(u) -> v;`).
 pub fn node_text(d: &ReduceDecl, ty: &str) -> String {
-    let kind = match d.kind {
+    node_text_as(d, d.kind, ty)
+}
+
+/// As [`node_text`], as a reduction or scan of kind `kind`.
+fn node_text_as(d: &ReduceDecl, kind: ReduceKind, ty: &str) -> String {
+    let kind = match kind {
         ReduceKind::Reduce => "",
         ReduceKind::Inclusive => " inclusive",
         ReduceKind::Exclusive => " exclusive",

@@ -472,6 +472,10 @@ pub struct ReduceDecl {
     pub label: Ident,
     /// Reduction or which scan.
     pub kind: ReduceKind,
+    /// A `scan` written without `inclusive` or `exclusive` (at the
+    /// operation): parsed as inclusive so that the rest is checked and the
+    /// error stub types its output; `check` reports it.
+    pub kind_missing: Option<proc_macro2::Span>,
     /// The operation.
     pub op: ReduceOp,
     /// `<T>` when written: the element type.

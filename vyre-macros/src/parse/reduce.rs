@@ -31,11 +31,22 @@ pub fn parse_reduce(input: ParseStream, at: usize) -> syn::Result<ReduceDecl> {
     let label: Ident = input.parse()?;
     input.parse::<Token![=]>()?;
     let keyword: Ident = input.parse()?;
+    let mut kind_missing = None;
     let kind = if keyword == "scan" {
-        let which: Ident = input.parse()?;
+        // Peeked: a missing kind leaves the operation for below.
+        let which: Ident = input.fork().parse()?;
+        let op_next = matches!(which.to_string().as_str(), "sum" | "add" | "max" | "min");
+        if !op_next {
+            input.parse::<Ident>()?;
+        }
         match which.to_string().as_str() {
             "inclusive" => ReduceKind::Inclusive,
             "exclusive" => ReduceKind::Exclusive,
+            // `scan sum(x)`: the kind is missing, the operation is there.
+            "sum" | "add" | "max" | "min" => {
+                kind_missing = Some(which.span());
+                ReduceKind::Inclusive
+            }
             _ => {
                 return Err(syn::Error::new(
                     which.span(),
@@ -107,6 +118,7 @@ pub fn parse_reduce(input: ParseStream, at: usize) -> syn::Result<ReduceDecl> {
         keyword,
         label,
         kind,
+        kind_missing,
         op,
         ty,
         src,
