@@ -25,8 +25,19 @@ BIN = os.path.join(ROOT, "target", "debug", "vyre-diff")
 
 
 def build(cases):
+    """Builds `cases`; those that do not compile (an edit the generator got
+    wrong: a bug of vyre-diff, printed) are left out. The cases built."""
     env = dict(os.environ, VYRE_DIFF_CASES=" ".join(cases))
-    subprocess.run(["cargo", "build", "-q", "-p", "vyre-diff"], cwd=ROOT, env=env, check=True)
+    cmd = ["cargo", "build", "-q", "-p", "vyre-diff"]
+    if subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True).returncode == 0:
+        return cases
+    good = [c for c in cases if subprocess.run(cmd, cwd=ROOT, env=dict(os.environ, VYRE_DIFF_CASES=c),
+                                                capture_output=True).returncode == 0]
+    for c in set(cases) - set(good):
+        print(f"left out (does not compile; a generator bug): {c}", flush=True)
+    env["VYRE_DIFF_CASES"] = " ".join(good)
+    subprocess.run(cmd, cwd=ROOT, env=env, check=True)
+    return good
 
 
 def candidates(case):
@@ -57,7 +68,7 @@ def main():
         tries = [f"{case}/{e}" for e in edits]
         if not tries:
             break
-        build([case] + tries)
+        tries = [t for t in build([case] + tries) if t != case]
         failed, log = failing()
         nxt = next((t for t in tries if t in failed), None)
         if nxt is None:
