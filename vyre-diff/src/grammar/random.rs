@@ -536,8 +536,12 @@ pub fn finish(r: &mut Rng, g: &mut Graph) {
             .copied()
             .filter(|&b| g.buffers[b].len == Len::N)
             .collect();
-        g.buffers
-            .push(plain(format!("t{k}"), Class::Output, Ty::U32, Len::N));
+        // A name no buffer has (edits keep the names of dropped nodes' peers).
+        let name = (k..)
+            .map(|j| format!("t{j}"))
+            .find(|n| !g.buffers.iter().any(|b| &b.name == n))
+            .unwrap_or_default();
+        g.buffers.push(plain(name, Class::Output, Ty::U32, Len::N));
         let dst = g.buffers.len() - 1;
         // The sum of every unread slot, as u32 bits.
         let value = (0..slots.len())
