@@ -60,7 +60,7 @@ pub fn typed(g: &fused::Fused, inputs: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, vyre_
     Ok(vec![crate::bytes_of(&out.t1)])
 }
 pub fn check(ctx: &mut crate::Ctx) {
-    let case = crate::Case { name: NAME, source: SOURCE, inputs: INPUTS, large: LARGE, signed_rem: false };
+    let case = crate::Case { name: NAME, source: SOURCE, inputs: INPUTS, large: LARGE, signed_rem: false, refuses_zero: false };
     let fused = match fused::Fused::new(ctx.gpu()) { Ok(g) => g, Err(e) => return ctx.failed_new(&case, "fused", &e) };
     let unfused = match unfused::Unfused::new(ctx.gpu()) { Ok(g) => g, Err(e) => return ctx.failed_new(&case, "unfused", &e) };
     ctx.check(&case, fused.graph(), unfused.graph(), &|i| typed(&fused, i), &oracle);

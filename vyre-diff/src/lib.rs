@@ -101,6 +101,9 @@ pub struct Case {
     /// Takes a remainder of `i32`s, which naga 30's GLSL writer leaves to
     /// GLSL's `%` (undefined for a negative operand): not compared on GL.
     pub signed_rem: bool,
+    /// Has an output that has no value at `n = 0`: every way to run must
+    /// refuse that size with `InvalidProblemSize`.
+    pub refuses_zero: bool,
 }
 
 /// A difference, or an error where the oracle expected results.

@@ -243,6 +243,10 @@ pub fn check(
     let mut instances = Vec::new();
     for &n in &all {
         let inputs = inputs(case, n, ctx.round);
+        if n == 0 && case.refuses_zero {
+            refused_at_zero(ctx, case, fused, unfused, typed, &inputs);
+            continue;
+        }
         let want = oracle(n as usize, &inputs);
         let compare =
             |ctx: &mut Ctx, mode: &str, got: Result<Outputs, BackendError>, want: &[Expected]| {
@@ -278,6 +282,43 @@ pub fn check(
         }
     }
     streams(ctx, case, fused, oracle, &names, &instances);
+}
+
+/// Every way to run a graph that has no value at `n = 0` refuses it.
+fn refused_at_zero(
+    ctx: &mut Ctx,
+    case: &Case,
+    fused: &Graph,
+    unfused: &Graph,
+    typed: Typed<'_>,
+    inputs: &[Vec<u8>],
+) {
+    let modes = [
+        ("unfused run", run(unfused, 0, inputs)),
+        ("typed run", typed(inputs)),
+        ("run", run(fused, 0, inputs)),
+        ("run_async", run_async(fused, 0, inputs)),
+        ("resident", resident(fused, 0, inputs)),
+        ("record", record(fused, 0, inputs)),
+    ];
+    for (mode, got) in modes {
+        ctx.runs += 1;
+        match got {
+            Err(BackendError::InvalidProblemSize { .. }) => {}
+            Err(e) => ctx.fail(
+                case,
+                mode,
+                0,
+                format!("refused n = 0 with another error: {e}"),
+            ),
+            Ok(_) => ctx.fail(
+                case,
+                mode,
+                0,
+                "ran at n = 0, where an output has no value".into(),
+            ),
+        }
+    }
 }
 
 /// `run_batch` and `run_many` over the small sizes at once, and a batch

@@ -214,6 +214,22 @@ fn drop_node(g: &mut Graph, k: usize) -> Option<()> {
     }
     let mut gone = vec![false; g.nodes.len()];
     gone[k] = true;
+    // Accumulators and the node clearing them go together.
+    let pair = |n: &Node, dst: usize| match n {
+        Node::Clear { dst: d, .. } => *d == dst,
+        Node::Map(m) => m.atomic.is_some() && m.dst == dst,
+        _ => false,
+    };
+    let cleared = match &g.nodes[k] {
+        Node::Clear { dst, .. } => Some(*dst),
+        Node::Map(m) if m.atomic.is_some() => Some(m.dst),
+        _ => None,
+    };
+    if let Some(dst) = cleared {
+        for (j, n) in g.nodes.iter().enumerate() {
+            gone[j] |= pair(n, dst);
+        }
+    }
     for later in k + 1..g.nodes.len() {
         let reads = g.nodes[later].reads();
         gone[later] = (0..later).any(|e| {
@@ -309,6 +325,7 @@ fn tidy(g: &mut Graph) {
                 *src = at[*src];
                 *dst = at[*dst];
             }
+            Node::Clear { dst, .. } => *dst = at[*dst],
         }
     }
 }

@@ -263,6 +263,19 @@ pub struct Map {
     pub value: Expr,
     /// WGSL as Rust tokens (`wgsl { .. }`) rather than a string.
     pub tokens: bool,
+    /// Accumulates into `dst` with atomics instead of storing at its own
+    /// index.
+    pub atomic: Option<Atomic>,
+}
+
+/// `atomicAdd|Max|Min(&d[key % bins], value)`: `dst` holds `bins`
+/// accumulators of `u32` or `i32`, cleared by the node before.
+#[derive(Clone, Debug)]
+pub struct Atomic {
+    pub op: ReduceOp,
+    /// A `u32` expression of the element.
+    pub key: Expr,
+    pub bins: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -295,6 +308,12 @@ pub enum Shape {
 #[derive(Clone, Debug)]
 pub enum Node {
     Map(Map),
+    /// `d[i] = value` over the whole of `dst` (a constant length): the
+    /// accumulators' start.
+    Clear {
+        dst: usize,
+        value: i64,
+    },
     Reduce {
         op: ReduceOp,
         src: usize,
@@ -314,7 +333,7 @@ impl Node {
     pub fn dst(&self) -> usize {
         match self {
             Node::Map(m) => m.dst,
-            Node::Reduce { dst, .. } | Node::Scan { dst, .. } => *dst,
+            Node::Clear { dst, .. } | Node::Reduce { dst, .. } | Node::Scan { dst, .. } => *dst,
         }
     }
     /// Buffers the node reads.
@@ -328,6 +347,7 @@ impl Node {
                 r
             }
             Node::Reduce { src, .. } | Node::Scan { src, .. } => vec![*src],
+            Node::Clear { .. } => Vec::new(),
         }
     }
 }

@@ -159,6 +159,8 @@ fn node_rust(s: &mut String, k: usize, node: &Node, g: &Graph) {
             let t = dst.ty.rust();
             let target = if m.in_place {
                 format!("{} =", dst.name)
+            } else if m.atomic.is_some() {
+                String::new()
             } else {
                 format!("let {}: Vec<{t}> =", dst.name)
             };
@@ -177,12 +179,42 @@ fn node_rust(s: &mut String, k: usize, node: &Node, g: &Graph) {
                     rust(&h.body, m, h.ty)
                 );
             }
+            if let Some(a) = &m.atomic {
+                // Accumulate element by element, in order (the GPU's order
+                // differs, but its operations commute).
+                let _ = writeln!(s, "        for i in 0..n {{");
+                for (j, l) in m.locals.iter().enumerate() {
+                    let _ = writeln!(s, "            {}", local(j, l, m));
+                }
+                let (key, value, name) = (
+                    rust(&a.key, m, Ty::U32),
+                    rust(&m.value, m, dst.ty),
+                    &dst.name,
+                );
+                let (bins, op) = (a.bins, op_rust(a.op));
+                let _ = writeln!(
+                    s,
+                    "            let key = ({key}) as usize % {bins};\n            let v: {t} = {value};\n            {name}[key] = <{t} as crate::ops::Value>::combine({op}, {name}[key], v);"
+                );
+                let _ = writeln!(s, "        }}\n    }}");
+                return;
+            }
             let _ = writeln!(s, "        (0..n).map(|i| {{");
             for (j, l) in m.locals.iter().enumerate() {
                 let _ = writeln!(s, "            {}", local(j, l, m));
             }
             let _ = writeln!(s, "            {}", rust(&m.value, m, dst.ty));
             let _ = writeln!(s, "        }}).collect()\n    }};");
+        }
+        Node::Clear { dst, value } => {
+            let b = &g.buffers[*dst];
+            let _ = writeln!(
+                s,
+                "    // node k{k}\n    let mut {}: Vec<{}> = vec![{value} as {1}; {}];",
+                b.name,
+                b.ty.rust(),
+                b.len.at_expr()
+            );
         }
         Node::Reduce {
             op,
@@ -259,8 +291,17 @@ fn rounded(g: &Graph, b: usize) -> bool {
         Node::Reduce { op, dst, .. } | Node::Scan { op, dst, .. } => {
             *dst == b && *op == ReduceOp::Sum && g.buffers[b].ty == Ty::F32
         }
-        Node::Map(_) => false,
+        Node::Map(_) | Node::Clear { .. } => false,
     })
+}
+
+/// Whether the graph has an output of constant length that a kernel
+/// writes (accumulators): it has no value at `n = 0`, so every way to run
+/// refuses that size.
+fn refuses_zero(g: &Graph) -> bool {
+    g.nodes
+        .iter()
+        .any(|n| matches!(n, Node::Clear { dst, .. } if g.buffers[*dst].class == Class::Output))
 }
 
 /// Whether the graph's WGSL takes a remainder of `i32`s (`x % 5i`).
@@ -295,11 +336,12 @@ fn body(g: &Graph) -> String {
     );
     let _ = writeln!(
         s,
-        "pub const NAME: &str = {:?};\npub const SOURCE: &str = {:?};\npub const LARGE: bool = {};\npub const SIGNED_REM: bool = {};",
+        "pub const NAME: &str = {:?};\npub const SOURCE: &str = {:?};\npub const LARGE: bool = {};\npub const SIGNED_REM: bool = {};\npub const REFUSES_ZERO: bool = {};",
         g.name,
         fused,
         g.large,
-        signed_remainder(&fused)
+        signed_remainder(&fused),
+        refuses_zero(g)
     );
     let _ = writeln!(
         s,
@@ -379,7 +421,7 @@ fn body(g: &Graph) -> String {
     let _ = writeln!(s, "    Ok(vec![{}])\n}}", outs.join(", "));
     let _ = writeln!(
         s,
-        "pub fn check(ctx: &mut crate::Ctx) {{\n    let case = crate::Case {{ name: NAME, source: SOURCE, inputs: INPUTS, large: LARGE, signed_rem: SIGNED_REM }};\n    let fused = match fused::Fused::new(ctx.gpu()) {{ Ok(g) => g, Err(e) => return ctx.failed_new(&case, \"fused\", &e) }};\n    let unfused = match unfused::Unfused::new(ctx.gpu()) {{ Ok(g) => g, Err(e) => return ctx.failed_new(&case, \"unfused\", &e) }};\n    ctx.check(&case, fused.graph(), unfused.graph(), &|i| typed(&fused, i), &oracle);\n}}"
+        "pub fn check(ctx: &mut crate::Ctx) {{\n    let case = crate::Case {{ name: NAME, source: SOURCE, inputs: INPUTS, large: LARGE, signed_rem: SIGNED_REM, refuses_zero: REFUSES_ZERO }};\n    let fused = match fused::Fused::new(ctx.gpu()) {{ Ok(g) => g, Err(e) => return ctx.failed_new(&case, \"fused\", &e) }};\n    let unfused = match unfused::Unfused::new(ctx.gpu()) {{ Ok(g) => g, Err(e) => return ctx.failed_new(&case, \"unfused\", &e) }};\n    ctx.check(&case, fused.graph(), unfused.graph(), &|i| typed(&fused, i), &oracle);\n}}"
     );
     s
 }

@@ -61,13 +61,14 @@ pub fn generate(seed: u64) -> Graph {
         let ty = r.pick(&TYPES);
         g.buffers.push(plain("v".into(), Class::InOut, ty, Len::N));
     }
-    for k in 0..1 + r.below(5) {
+    for _ in 0..1 + r.below(5) {
         let node = match if g.elementwise { 9 } else { r.below(10) } {
-            0 | 1 => reduce(&mut r, &mut g, k as usize, false),
-            2 => reduce(&mut r, &mut g, k as usize, true),
+            0 | 1 => reduce(&mut r, &mut g, false),
+            2 => reduce(&mut r, &mut g, true),
+            3 => accumulate(&mut r, &mut g),
             _ => None,
         };
-        let node = node.unwrap_or_else(|| map(&mut r, &mut g, k as usize));
+        let node = node.unwrap_or_else(|| map(&mut r, &mut g));
         g.nodes.push(node);
     }
     finish(&mut r, &mut g);
@@ -97,7 +98,7 @@ fn readable(g: &Graph) -> Vec<usize> {
 }
 
 /// A reduction or scan of a readable buffer into a new one.
-fn reduce(r: &mut Rng, g: &mut Graph, k: usize, scan: bool) -> Option<Node> {
+fn reduce(r: &mut Rng, g: &mut Graph, scan: bool) -> Option<Node> {
     let sources = readable(g);
     if sources.is_empty() {
         return None;
@@ -131,7 +132,7 @@ fn reduce(r: &mut Rng, g: &mut Graph, k: usize, scan: bool) -> Option<Node> {
     };
     let dst = g.buffers.len();
     g.buffers.push(Buffer {
-        name: format!("t{k}"),
+        name: fresh(g),
         class: Class::Output,
         ty,
         len,
@@ -155,6 +156,50 @@ fn reduce(r: &mut Rng, g: &mut Graph, k: usize, scan: bool) -> Option<Node> {
     })
 }
 
+/// Accumulators: a node clearing them (pushed here) and an element-wise
+/// node adding to them with atomics (returned). `None` when the node
+/// `map` made does not fit (a float, an in-place update, no slot of
+/// length `n` for the bounds check), which then stays as it is.
+fn accumulate(r: &mut Rng, g: &mut Graph) -> Option<Node> {
+    let Node::Map(mut m) = map(r, g) else {
+        return None;
+    };
+    let ty = g.buffers[m.dst].ty;
+    let first = m.slots.first().copied();
+    let n_slot = first.is_some_and(|s| g.buffers[s].len == Len::N);
+    if m.in_place || ty == Ty::F32 || !n_slot {
+        return Some(Node::Map(m));
+    }
+    let op = r.pick(&[ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min]);
+    let bins = r.pick(&[1, 16, 256]);
+    let value = match (op, ty) {
+        (ReduceOp::Sum, _) => 0,
+        (ReduceOp::Max, Ty::U32) => 0,
+        (ReduceOp::Max, _) => i64::from(i32::MIN),
+        (ReduceOp::Min, Ty::U32) => i64::from(u32::MAX),
+        (ReduceOp::Min, _) => i64::from(i32::MAX),
+    };
+    let b = &mut g.buffers[m.dst];
+    b.len = Len::Rows(bins);
+    b.bits = None;
+    let slot_ty = g.buffers[m.slots[0]].ty;
+    m.atomic = Some(Atomic {
+        op,
+        key: convert(Expr::Read(0, At::Own), slot_ty, Ty::U32),
+        bins,
+    });
+    g.nodes.push(Node::Clear { dst: m.dst, value });
+    Some(Node::Map(m))
+}
+
+/// A buffer name no buffer of `g` has: `t0`, `t1`, ...
+fn fresh(g: &Graph) -> String {
+    (0..)
+        .map(|j| format!("t{j}"))
+        .find(|n| !g.buffers.iter().any(|b| &b.name == n))
+        .unwrap_or_default()
+}
+
 /// What an expression may use.
 struct Scope<'a> {
     g: &'a Graph,
@@ -172,7 +217,7 @@ struct Scope<'a> {
 }
 
 /// An element-wise node writing a new buffer, or updating the inout.
-fn map(r: &mut Rng, g: &mut Graph, k: usize) -> Node {
+fn map(r: &mut Rng, g: &mut Graph) -> Node {
     let inout = g.buffers.iter().position(|b| b.class == Class::InOut);
     let in_place = inout.filter(|_| r.chance(25));
     let mut pool = readable(g);
@@ -197,8 +242,8 @@ fn map(r: &mut Rng, g: &mut Graph, k: usize) -> Node {
         Some(v) => (v, g.buffers[v].ty),
         None => {
             let ty = r.pick(&TYPES);
-            g.buffers
-                .push(plain(format!("t{k}"), Class::Output, ty, Len::N));
+            let name = fresh(g);
+            g.buffers.push(plain(name, Class::Output, ty, Len::N));
             (g.buffers.len() - 1, ty)
         }
     };
@@ -286,6 +331,7 @@ fn map(r: &mut Rng, g: &mut Graph, k: usize) -> Node {
         locals,
         value,
         tokens,
+        atomic: None,
     })
 }
 
@@ -530,17 +576,13 @@ pub fn finish(r: &mut Rng, g: &mut Graph) {
         })
         .collect();
     if !unread.is_empty() {
-        let k = g.nodes.len();
         let slots: Vec<usize> = unread
             .iter()
             .copied()
             .filter(|&b| g.buffers[b].len == Len::N)
             .collect();
         // A name no buffer has (edits keep the names of dropped nodes' peers).
-        let name = (k..)
-            .map(|j| format!("t{j}"))
-            .find(|n| !g.buffers.iter().any(|b| &b.name == n))
-            .unwrap_or_default();
+        let name = fresh(g);
         g.buffers.push(plain(name, Class::Output, Ty::U32, Len::N));
         let dst = g.buffers.len() - 1;
         // The sum of every unread slot, as u32 bits.
@@ -565,6 +607,7 @@ pub fn finish(r: &mut Rng, g: &mut Graph) {
             locals: Vec::new(),
             value,
             tokens: false,
+            atomic: None,
         }));
     }
     classify(r, g);

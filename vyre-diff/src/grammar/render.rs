@@ -119,6 +119,20 @@ fn uses(m: &Map, f: &dyn Fn(&Expr) -> bool) -> bool {
     found
 }
 
+/// A kernel writing `value` to every element.
+fn clear(ty: Ty, value: i64) -> String {
+    let v = match ty {
+        Ty::I32 if value == i64::from(i32::MIN) => "(-2147483647i - 1i)".to_owned(),
+        Ty::I32 if value < 0 => format!("(-{}i)", -value),
+        Ty::I32 => format!("{value}i"),
+        _ => format!("{value}u"),
+    };
+    format!(
+        "@group(0) @binding(0) var<storage, read_write> d: array<{}>;\n@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) g: vec3<u32>) {{\n    if g.x < arrayLength(&d) {{ d[g.x] = {v}; }}\n}}\n",
+        ty.wgsl()
+    )
+}
+
 /// The helper function's declaration.
 fn helper(m: &Map, h: &Helper) -> String {
     let t = h.ty.wgsl();
@@ -144,10 +158,13 @@ pub fn kernel(m: &Map, g: &Graph, k: usize) -> String {
         );
     }
     let n = m.slots.len();
+    let element = match m.atomic {
+        Some(_) => format!("atomic<{}>", dst_ty.wgsl()),
+        None => dst_ty.wgsl().to_owned(),
+    };
     let _ = writeln!(
         s,
-        "@group(0) @binding({n}) var<storage, read_write> d: array<{}>;",
-        dst_ty.wgsl()
+        "@group(0) @binding({n}) var<storage, read_write> d: array<{element}>;"
     );
     if m.uniform {
         let _ = writeln!(s, "@group(0) @binding({}) var<uniform> p: P;", n + 1);
@@ -188,14 +205,31 @@ pub fn kernel(m: &Map, g: &Graph, k: usize) -> String {
     for (k, l) in m.locals.iter().enumerate() {
         let _ = writeln!(body, "    {}", local(k, l, m));
     }
-    let _ = writeln!(body, "    d[i] = {};", wgsl(&m.value, m, dst_ty));
+    let value = wgsl(&m.value, m, dst_ty);
+    // Accumulators have their own length: the bounds come from `s0`.
+    let bound = match &m.atomic {
+        Some(a) => {
+            let f = match a.op {
+                ReduceOp::Sum => "atomicAdd",
+                ReduceOp::Max => "atomicMax",
+                ReduceOp::Min => "atomicMin",
+            };
+            let key = wgsl(&a.key, m, Ty::U32);
+            let _ = writeln!(body, "    {f}(&d[({key}) % {}u], {value});", a.bins);
+            "s0"
+        }
+        None => {
+            let _ = writeln!(body, "    d[i] = {value};");
+            "d"
+        }
+    };
     match m.guard {
         Guard::Return => {
-            s.push_str("    if i >= arrayLength(&d) { return; }\n");
+            let _ = writeln!(s, "    if i >= arrayLength(&{bound}) {{ return; }}");
             s.push_str(&body);
         }
         Guard::Wrap => {
-            s.push_str("    if i < arrayLength(&d) {\n");
+            let _ = writeln!(s, "    if i < arrayLength(&{bound}) {{");
             s.push_str(&body);
             s.push_str("    }\n");
         }
@@ -251,6 +285,13 @@ pub fn graph_source(g: &Graph, name: &str, fused: bool) -> String {
         }
     }
     for (k, node) in g.nodes.iter().enumerate() {
+        if let Node::Clear { dst, value } = node {
+            let _ = writeln!(
+                s,
+                "kernel k{k} = \"\n{}\";",
+                clear(g.buffers[*dst].ty, *value)
+            );
+        }
         if let Node::Map(m) = node {
             let text = kernel(m, g, k);
             if m.tokens {
@@ -296,6 +337,10 @@ pub fn graph_source(g: &Graph, name: &str, fused: bool) -> String {
                     .map(|v| format!(" with {{ K = {v} }}"))
                     .unwrap_or_default();
                 format!("node k{k}({}) over n{with};", binds.join(", "))
+            }
+            Node::Clear { dst, .. } => {
+                let b = &g.buffers[*dst];
+                format!("node k{k}(d: {}) over {};", b.name, b.len.decl())
             }
             Node::Reduce {
                 op,
