@@ -5,8 +5,9 @@
 
 use vyre_graph::{BackendError, DispatchConfig, Feed, Graph, Instance, Sink};
 
+use crate::case::{Case, Expected, In};
+use crate::ctx::Ctx;
 use crate::grammar::random::Rng;
-use crate::{Case, Ctx, Expected, In};
 
 /// One run's outputs, in declaration order.
 pub type Outputs = Vec<Vec<u8>>;
