@@ -170,7 +170,10 @@ fn differs(got: &Outputs, want: &[Expected], names: &[String]) -> Option<String>
                 }
                 for i in 0..elems(g) {
                     let (a, b) = (word(g, i), word(bytes, i));
-                    let same = a == b || (*float && f32::from_bits(a) == f32::from_bits(b));
+                    let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+                    // As numbers for floats: -0.0 equals 0.0, and a NaN any
+                    // NaN (WGSL does not say which NaN an operation gives).
+                    let same = a == b || (*float && (x == y || (x.is_nan() && y.is_nan())));
                     if !same {
                         return Some(describe(name, i, a, b, *float));
                     }

@@ -125,8 +125,15 @@ fn reduce(r: &mut Rng, g: &mut Graph, scan: bool) -> Option<Node> {
         (false, Shape::Cols(c)) => Len::PerCols(c),
         (false, Shape::Rows(rows)) => Len::Rows(rows),
     };
+    let inclusive = r.chance(50);
+    // What element-wise nodes may read of a float result: not a rounded
+    // sum, and not a max or min that can be an identity (±inf), which
+    // arithmetic turns into NaNs: an exclusive scan's first element, a row
+    // that is empty at small sizes.
+    let infinite = (scan && !inclusive) || (!scan && matches!(shape, Shape::Rows(_)));
     let bits = match (ty, op) {
         (Ty::F32, ReduceOp::Sum) => None,
+        (Ty::F32, _) if infinite => None,
         (Ty::F32, _) => g.buffers[src].bits,
         _ => None,
     };
@@ -141,7 +148,7 @@ fn reduce(r: &mut Rng, g: &mut Graph, scan: bool) -> Option<Node> {
     Some(if scan {
         Node::Scan {
             op,
-            inclusive: r.chance(50),
+            inclusive,
             src,
             dst,
             shape,
