@@ -92,6 +92,20 @@ fn check(got: &[u32], want: &[u32], what: &str) {
     }
 }
 
+/// One instance per input, each writing its own output vector.
+fn instances<'a>(xs: &'a [Vec<u32>], ys: &'a mut [Vec<u32>]) -> Vec<Instance<'a>> {
+    xs.iter()
+        .zip(ys.iter_mut())
+        .map(|(x, y)| {
+            Instance::new(
+                x.len() as u64,
+                vec![Feed::Host(bytemuck::cast_slice(x))],
+                vec![Sink::from(y)],
+            )
+        })
+        .collect()
+}
+
 /// Runs `SIZES` through the untyped `run_batch` and `run_many` of `graph`
 /// and checks each instance against `cpu(x)`.
 fn untyped(graph: &Graph, cpu: fn(&[u32]) -> Vec<u32>, what: &str) {
@@ -101,17 +115,7 @@ fn untyped(graph: &Graph, cpu: fn(&[u32]) -> Vec<u32>, what: &str) {
         .map(|(i, &n)| input(n, i as u32))
         .collect();
     let mut ys: Vec<Vec<u32>> = SIZES.iter().map(|&n| vec![0; n]).collect();
-    let mut batch: Vec<Instance<'_>> = xs
-        .iter()
-        .zip(ys.iter_mut())
-        .map(|(x, y)| {
-            Instance::new(
-                x.len() as u64,
-                vec![Feed::Host(bytemuck::cast_slice(x))],
-                vec![Sink::from(y)],
-            )
-        })
-        .collect();
+    let mut batch = instances(&xs, &mut ys);
     let report = graph
         .run_batch(&mut batch, &DispatchConfig::default())
         .expect("batch");
@@ -127,17 +131,7 @@ fn untyped(graph: &Graph, cpu: fn(&[u32]) -> Vec<u32>, what: &str) {
         check(y, &cpu(x), &format!("{what}: run_batch instance {i}"));
     }
     let mut ys: Vec<Vec<u32>> = SIZES.iter().map(|&n| vec![0; n]).collect();
-    let mut stream: Vec<Instance<'_>> = xs
-        .iter()
-        .zip(ys.iter_mut())
-        .map(|(x, y)| {
-            Instance::new(
-                x.len() as u64,
-                vec![Feed::Host(bytemuck::cast_slice(x))],
-                vec![Sink::from(y)],
-            )
-        })
-        .collect();
+    let mut stream = instances(&xs, &mut ys);
     for r in graph.run_many(&mut stream, 3, &DispatchConfig::default()) {
         r.expect("stream run");
     }
