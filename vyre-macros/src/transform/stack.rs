@@ -148,39 +148,8 @@ fn index_only_indexes(module: &Module, entry: &str) -> bool {
                     (true, true) => false,
                 }
             }
-            Expression::Literal(_)
-            | Expression::Constant(_)
-            | Expression::Override(_)
-            | Expression::ZeroValue(_)
-            | Expression::FunctionArgument(_)
-            | Expression::GlobalVariable(_)
-            | Expression::LocalVariable(_)
-            | Expression::CallResult(_) => true,
-            Expression::Splat { value: a, .. }
-            | Expression::Swizzle { vector: a, .. }
-            | Expression::Load { pointer: a }
-            | Expression::Unary { expr: a, .. }
-            | Expression::Relational { argument: a, .. }
-            | Expression::As { expr: a, .. }
-            | Expression::ArrayLength(a) => !index(a),
-            Expression::Compose { ref components, .. } => !components.iter().any(|&c| index(c)),
-            Expression::Select {
-                condition,
-                accept,
-                reject,
-            } => ![condition, accept, reject].iter().any(|&c| index(c)),
-            Expression::Math {
-                arg,
-                arg1,
-                arg2,
-                arg3,
-                ..
-            } => !std::iter::once(arg)
-                .chain(arg1)
-                .chain(arg2)
-                .chain(arg3)
-                .any(index),
-            _ => false,
+            // Every other kind this knows: the index in none of its operands.
+            _ => operands(e).is_some_and(|ops| !ops.into_iter().any(index)),
         };
         if !ok {
             return false;
