@@ -295,6 +295,94 @@ fn grow_repeats_an_overflowing_run_once_and_keeps_the_grown_plan() {
     );
 }
 
+mod growing_pair {
+    use super::*;
+    graph! {
+        /// Two `grow` buffers filled by one node: the even values and the
+        /// odd ones, each declared far too small.
+        pub struct GrowingPair;
+
+        kernel split = wgsl {
+            struct Hits { count: atomic<u32>, items: array<u32> }
+            @group(0) @binding(0) var<storage, read> x: array<u32>;
+            @group(0) @binding(1) var<storage, read_write> evens: Hits;
+            @group(0) @binding(2) var<storage, read_write> odds: Hits;
+            @compute @workgroup_size(64)
+            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+                if g.x < arrayLength(&x) {
+                    let v = x[g.x];
+                    if v % 2u == 0u {
+                        let slot = atomicAdd(&evens.count, 1u);
+                        if slot < arrayLength(&evens.items) { evens.items[slot] = v; }
+                    } else {
+                        let slot = atomicAdd(&odds.count, 1u);
+                        if slot < arrayLength(&odds.items) { odds.items[slot] = v; }
+                    }
+                }
+            }
+        };
+
+        input x[n];
+        append evens[n / 8] grow;
+        append odds[16] grow;
+
+        node split(x: x, evens: evens, odds: odds) over n;
+    }
+}
+use growing_pair::GrowingPair;
+
+/// Found by the differential run (vyre-diff, seed 58): when one run
+/// overflowed several `grow` buffers, only the one the error named grew,
+/// so the typed `run`'s one repeat overflowed the next and failed.
+#[test]
+fn one_repeat_fits_every_grow_buffer_that_overflowed() {
+    let _serial = serial();
+    let gpu = gpu();
+    let graph = GrowingPair::new(&gpu).expect("graph");
+    for n in [100usize, 1000, 4097] {
+        let x: Vec<u32> = (0..n as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        let before = gpu.counters();
+        let out = graph.run(&x).expect("both grow, and the repeat fits");
+        assert_eq!(
+            gpu.counters().since(&before).submissions,
+            2,
+            "the run and one repeat at n = {n}"
+        );
+        let want =
+            |odd: u32| -> Vec<u32> { sorted(x.iter().copied().filter(|v| v % 2 == odd).collect()) };
+        assert_same(&sorted(out.evens), &want(0), &format!("evens at {n}"));
+        assert_same(&sorted(out.odds), &want(1), &format!("odds at {n}"));
+        // Grown for this size: the next run fits at once.
+        let before = gpu.counters();
+        graph.run(&x).expect("grown");
+        assert_eq!(gpu.counters().since(&before).submissions, 1, "n = {n}");
+    }
+    // The untyped API: one run, `grew_for`, one repeat.
+    let x: Vec<u32> = (0..5000u32).collect();
+    let g = graph.graph();
+    let run = || {
+        let mut out: Vec<Vec<u8>> = (0..2)
+            .map(|b| {
+                vec![
+                    0u8;
+                    g.buffer_bytes(g.spec().host_outputs().nth(b).unwrap_or(0), 5000)
+                        .unwrap_or(0) as usize
+                ]
+            })
+            .collect();
+        let mut sinks: Vec<vyre_graph::Sink<'_>> =
+            out.iter_mut().map(|o| vyre_graph::Sink::Host(o)).collect();
+        let feeds = [vyre_graph::Feed::Host(vyre_graph::bytemuck::cast_slice(&x))];
+        g.run(5000, &feeds, &mut sinks, &Default::default())
+            .map(|_| ())
+    };
+    let first = run().expect_err("both overflow");
+    assert!(g.grew_for(&first, 5000), "{first}");
+    run().expect("one repeat fits both");
+}
+
 fn sorted(mut v: Vec<u32>) -> Vec<u32> {
     v.sort_unstable();
     v

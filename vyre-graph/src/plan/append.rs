@@ -65,21 +65,49 @@ impl Program {
         let Some(b) = self.spec.buffer_index(buffer) else {
             return false;
         };
+        match self.grow(gpu, plan, b, *count) {
+            Ok(grew) => grew,
+            Err(stop) => {
+                *limit = Some(stop);
+                false
+            }
+        }
+    }
+
+    /// After a run of `plan` that overflowed: grows every `grow` buffer
+    /// among `overflowed` (buffer, count) that its limits let grow, so
+    /// that one repeat fits them all, not only the one the error names.
+    pub(crate) fn grow_each(&self, gpu: &Gpu, plan: &LaunchPlan, overflowed: &[(usize, u64)]) {
+        for &(b, count) in overflowed {
+            let _ = self.grow(gpu, plan, b, count);
+        }
+    }
+
+    /// Grows append buffer `b` to hold `count` items at the plan's size
+    /// when it is declared `grow`: `Ok(true)` when it grew, `Ok(false)`
+    /// when it is not a `grow` buffer, `Err` with the limit (its name and
+    /// bytes) that cannot hold `count`.
+    fn grow(
+        &self,
+        gpu: &Gpu,
+        plan: &LaunchPlan,
+        b: usize,
+        count: u64,
+    ) -> Result<bool, (&'static str, u64)> {
         if !self.spec.buffers[b].append.is_some_and(|a| a.grow) {
-            return false;
+            return Ok(false);
         }
         let (most, name, max) = growth_limit(gpu, self, plan, b);
-        if *count > most {
-            *limit = Some((name, max));
-            return false;
+        if count > most {
+            return Err((name, max));
         }
         // Never below what another run of this size already grew it to
         // (runs of a stream or of `run_async` in flight together each
         // overflow the old capacity, with counts in any order).
         let before = self.grown.get(plan.n, b).unwrap_or(0);
         self.grown
-            .set(plan.n, b, grown_capacity(*count).max(before).min(most));
-        true
+            .set(plan.n, b, grown_capacity(count).max(before).min(most));
+        Ok(true)
     }
 
     /// Whether `error`, from a run of problem size `n`, is an overflow of

@@ -14,7 +14,7 @@ use super::counted::{read_by_count, read_counted};
 use super::encode::{Recording, Scopes, encode};
 use super::readback::{Reading, Scatter, StatusBytes, check_stamp, gpu_ns, targets};
 use super::report::{RunPhases, RunReport, elapsed_ns};
-use super::status::{check_status, held_loop};
+use super::status::{check_status, held_loop, overflowed};
 use crate::device::buffer::GpuBufferHandle;
 use crate::device::gpu::Gpu;
 use crate::device::io::{Feed, Sink};
@@ -339,6 +339,12 @@ impl<'g> Started<'g> {
         let max = self.gpu.limits().max_compute_workgroups_per_dimension;
         let loops = &mut self.report.loops;
         let checked = check_status(self.program, plan, status, max, loops);
+        if let Err(BackendError::AppendOverflow { .. }) = &checked {
+            // Every `grow` buffer that overflowed grows now, not only the
+            // one the error names: the repeat then fits them all.
+            let over = overflowed(self.program, plan, status);
+            self.program.grow_each(self.gpu, plan, &over);
+        }
         for (report, &done) in loops.iter_mut().zip(&self.trip.done) {
             report.recorded = done;
         }

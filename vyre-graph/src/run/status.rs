@@ -27,6 +27,20 @@ pub(crate) fn held_loop(program: &Program, status: &[u8]) -> Option<usize> {
 
 /// Reads the status back into the loop reports, and the first problem it
 /// shows: an overflowing append buffer, an indirect grid over the limit.
+/// Every append buffer whose count in `status` is over its capacity at
+/// the end of the run, with its count (read on a failed run only).
+pub(crate) fn overflowed(program: &Program, plan: &LaunchPlan, status: &[u8]) -> Vec<(usize, u64)> {
+    let word = |i: usize| {
+        status
+            .get(i * 4..i * 4 + 4)
+            .map_or(0, |b| u64::from(bytemuck::pod_read_unaligned::<u32>(b)))
+    };
+    (program.steps.appends.iter().enumerate())
+        .map(|(k, &b)| (b, word(k)))
+        .filter(|&(b, count)| count > capacity(program, plan, b))
+        .collect()
+}
+
 pub(crate) fn check_status(
     program: &Program,
     plan: &LaunchPlan,
