@@ -9,6 +9,18 @@ pub enum In {
     F32,
     /// `struct P { a: u32, b: i32, c: f32, e: u32 }`.
     Uniform,
+    /// Elements `struct E { a: u32, b: i32, c: f32 }`.
+    Struct,
+}
+
+/// The oracle's `struct E { a: u32, b: i32, c: f32 }`, an element of a
+/// generated input.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct E {
+    pub a: u32,
+    pub b: i32,
+    pub c: f32,
 }
 
 /// What one output must be.
@@ -18,6 +30,31 @@ pub enum Expected {
     Exact { bytes: Vec<u8>, float: bool },
     /// A rounded float result: each element within `tol` of `want`.
     Near { want: Vec<f64>, tol: Vec<f64> },
+    /// The items of an append buffer, in any order.
+    Multiset { bytes: Vec<u8>, float: bool },
+}
+
+/// What a run at one size must give.
+#[derive(Clone, Debug)]
+pub struct Want {
+    /// Each host output, in declaration order.
+    pub outputs: Vec<Expected>,
+    /// An append buffer without `grow` that overflows, and its count:
+    /// then every way to run fails with `AppendOverflow` naming them.
+    pub overflow: Option<(&'static str, u64)>,
+    /// Each loop's iterations that did work and whether its condition
+    /// stopped it.
+    pub loops: Vec<(u32, bool)>,
+}
+
+impl From<Vec<Expected>> for Want {
+    fn from(outputs: Vec<Expected>) -> Self {
+        Want {
+            outputs,
+            overflow: None,
+            loops: Vec::new(),
+        }
+    }
 }
 
 /// An element type of the oracle.
@@ -41,6 +78,12 @@ impl Expected {
             float: T::FLOAT,
         }
     }
+    pub fn multiset<T: Elem>(v: &[T]) -> Self {
+        Expected::Multiset {
+            bytes: bytemuck::cast_slice(v).to_vec(),
+            float: T::FLOAT,
+        }
+    }
     pub fn near(v: &[f32], tol: &[f64]) -> Self {
         if tol.is_empty() {
             return Expected::exact(v);
@@ -52,7 +95,7 @@ impl Expected {
     }
     pub(crate) fn is_float(&self) -> bool {
         match self {
-            Expected::Exact { float, .. } => *float,
+            Expected::Exact { float, .. } | Expected::Multiset { float, .. } => *float,
             Expected::Near { .. } => true,
         }
     }

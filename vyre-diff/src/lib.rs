@@ -6,28 +6,35 @@
 //! modes and how to shrink a failure.
 
 mod case;
+mod check;
+mod compare;
 mod ctx;
 pub mod grammar;
 mod modes;
 pub mod ops;
 
-use vyre_graph::Graph;
+use vyre_graph::{BackendError, Graph};
 
-pub use case::{Case, Elem, Expected, Failure, In, bytes_of, uniform_of, vec_of};
+pub use case::{Case, E, Elem, Expected, Failure, In, Want, bytes_of, uniform_of, vec_of};
+pub use check::{Api, Oracle, TypedAt, TypedBatch};
+pub use compare::Outputs;
 pub use ctx::Ctx;
-pub use modes::{Oracle, Outputs, Typed};
+
+/// The typed `run` of a case module written before the typed API's other
+/// calls were compared (`regressions/`).
+pub type Typed<'a> = &'a dyn Fn(&[Vec<u8>]) -> Result<Outputs, BackendError>;
 
 // The cases of this build: `pub mod case_*` and `pub const CASES`.
 include!(concat!(env!("OUT_DIR"), "/cases.rs"));
 
 impl Ctx {
     /// Runs `case` in every mode at every size and compares.
-    pub fn check(
+    pub fn check_case(
         &mut self,
         case: &Case,
         fused: &Graph,
         unfused: &Graph,
-        typed: Typed<'_>,
+        api: &Api<'_>,
         oracle: Oracle<'_>,
     ) {
         if case.signed_rem && self.gpu().adapter().backend == wgpu::Backend::Gl {
@@ -35,14 +42,47 @@ impl Ctx {
             return;
         }
         self.graphs += 1;
-        modes::check(self, case, fused, unfused, typed, oracle);
+        check::check(self, case, fused, unfused, api, oracle);
+    }
+
+    /// [`Ctx::check_case`] for a case module frozen before the typed
+    /// API's other calls and [`Want`] (`regressions/`): its typed `run`
+    /// and an oracle of outputs only.
+    pub fn check(
+        &mut self,
+        case: &Case,
+        fused: &Graph,
+        unfused: &Graph,
+        typed: Typed<'_>,
+        oracle: &dyn Fn(usize, &[Vec<u8>]) -> Vec<Expected>,
+    ) {
+        let run = |_: u64, i: &[Vec<u8>]| typed(i);
+        let api = Api {
+            run: &run,
+            resident: None,
+            record: None,
+            batch: None,
+        };
+        self.check_case(case, fused, unfused, &api, &|n, i| Want::from(oracle(n, i)));
     }
 }
 
 /// Checks every case of this build; the failures, each printed with its
 /// graph once.
 pub fn check_all(ctx: &mut Ctx) {
+    // `VYRE_DIFF_VERBOSE=1`: each case's name and time as it ends.
+    let verbose = std::env::var_os("VYRE_DIFF_VERBOSE").is_some();
     for check in CASES {
+        let (start, failures) = (std::time::Instant::now(), ctx.failures.len());
         check(ctx);
+        if verbose {
+            let case = ctx.failures.get(failures).map_or("", |f| f.case);
+            eprintln!(
+                "case #{} {:.1}s {}",
+                ctx.graphs + ctx.skipped,
+                start.elapsed().as_secs_f64(),
+                if case.is_empty() { "ok" } else { case }
+            );
+        }
     }
 }

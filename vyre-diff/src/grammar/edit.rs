@@ -215,14 +215,19 @@ fn drop_node(g: &mut Graph, k: usize) -> Option<()> {
     let mut gone = vec![false; g.nodes.len()];
     gone[k] = true;
     // Accumulators and the node clearing them go together.
+    let accumulates = |n: &Node, dst: usize| match n {
+        Node::Map(m) => m.atomic.is_some() && m.dst == dst,
+        Node::Flow(f) => matches!(f.into, Target::Bins { dst: d, .. } if d == dst),
+        Node::Frontier(l) => l.acc == dst,
+        _ => false,
+    };
     let pair = |n: &Node, dst: usize| match n {
         Node::Clear { dst: d, .. } => *d == dst,
-        Node::Map(m) => m.atomic.is_some() && m.dst == dst,
-        _ => false,
+        n => accumulates(n, dst),
     };
     let cleared = match &g.nodes[k] {
         Node::Clear { dst, .. } => Some(*dst),
-        Node::Map(m) if m.atomic.is_some() => Some(m.dst),
+        n if accumulates(n, n.dst()) => Some(n.dst()),
         _ => None,
     };
     if let Some(dst) = cleared {
@@ -233,8 +238,11 @@ fn drop_node(g: &mut Graph, k: usize) -> Option<()> {
     for later in k + 1..g.nodes.len() {
         let reads = g.nodes[later].reads();
         gone[later] = (0..later).any(|e| {
-            let dst = g.nodes[e].dst();
-            gone[e] && g.buffers[dst].class != Class::InOut && reads.contains(&dst)
+            gone[e]
+                && g.nodes[e]
+                    .writes()
+                    .iter()
+                    .any(|w| g.buffers[*w].class != Class::InOut && reads.contains(w))
         });
     }
     let mut i = 0;
@@ -252,7 +260,7 @@ fn tidy(g: &mut Graph) {
         if let Node::Map(m) = node {
             let mut used = vec![false; m.slots.len()];
             let mut mark = |e: &Expr| {
-                if let Expr::Read(s, _) | Expr::Length(s) = e {
+                if let Expr::Read(s, _) | Expr::Length(s) | Expr::Field(s, ..) = e {
                     used[*s] = true;
                 }
             };
@@ -301,7 +309,7 @@ fn tidy(g: &mut Graph) {
             b == 0
                 || g.nodes
                     .iter()
-                    .any(|n| n.dst() == b || n.reads().contains(&b))
+                    .any(|n| n.writes().contains(&b) || n.reads().contains(&b))
         })
         .collect();
     let mut at = Vec::new();
@@ -316,23 +324,15 @@ fn tidy(g: &mut Graph) {
         used[i - 1]
     });
     for node in &mut g.nodes {
-        match node {
-            Node::Map(m) => {
-                m.slots.iter_mut().for_each(|s| *s = at[*s]);
-                m.dst = at[m.dst];
-            }
-            Node::Reduce { src, dst, .. } | Node::Scan { src, dst, .. } => {
-                *src = at[*src];
-                *dst = at[*dst];
-            }
-            Node::Clear { dst, .. } => *dst = at[*dst],
+        for b in node.buffers_mut() {
+            *b = at[*b];
         }
     }
 }
 
 fn renumber_slots(e: &mut Expr, to: &[Option<usize>]) {
     match e {
-        Expr::Read(s, _) | Expr::Length(s) => *s = to[*s].unwrap_or(0),
+        Expr::Read(s, _) | Expr::Length(s) | Expr::Field(s, ..) => *s = to[*s].unwrap_or(0),
         _ => for_children(e, &mut |c| renumber_slots(c, to)),
     }
 }

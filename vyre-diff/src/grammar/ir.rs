@@ -78,6 +78,12 @@ pub struct Buffer {
     pub len: Len,
     /// For `f32` buffers: what every element is known to be.
     pub bits: Bits,
+    /// `Some(grow)` for an append buffer (`append name[len]`, `len` its
+    /// capacity).
+    pub append: Option<bool>,
+    /// Its elements are `struct E { a: u32, b: i32, c: f32 }` (`ty` is
+    /// then unused): read a field at a time ([`Expr::Field`]).
+    pub fields: bool,
 }
 
 /// Where an element-wise node reads a slot: at its own index or off it.
@@ -129,6 +135,19 @@ pub enum Cmp {
     Eq,
 }
 
+impl Cmp {
+    /// The operator, as WGSL and Rust spell it.
+    pub fn op(self) -> &'static str {
+        match self {
+            Cmp::Lt => "<",
+            Cmp::Le => "<=",
+            Cmp::Gt => ">",
+            Cmp::Ne => "!=",
+            Cmp::Eq => "==",
+        }
+    }
+}
+
 /// An element expression; every node knows its own type from context.
 #[derive(Clone, Debug)]
 pub enum Expr {
@@ -136,6 +155,9 @@ pub enum Expr {
     Lit(Ty, i64),
     /// Slot `s` (a read-only binding) at `at`, of the slot's type.
     Read(usize, At),
+    /// Field `a: u32`, `b: i32` or `c: f32` (by type) of struct slot `s`
+    /// at `at`.
+    Field(usize, At, Ty),
     /// The written buffer's own element (an in-place update).
     Own,
     /// A `let` (or `var`) of the statement list.
@@ -327,13 +349,37 @@ pub enum Node {
         dst: usize,
         shape: Shape,
     },
+    /// An append, or a consumer of appended items.
+    Flow(Flow),
+    /// `args[0..3] = (ceil(items(list) / workgroup), 1, 1)`, one invocation:
+    /// the grid of a later `grid indirect(args)` node.
+    Args {
+        list: usize,
+        args: usize,
+        workgroup: u32,
+    },
+    Frontier(Frontier),
+    Halve(Halve),
 }
 
 impl Node {
+    /// The buffer the node writes (of a loop, the one it leaves results in).
     pub fn dst(&self) -> usize {
         match self {
             Node::Map(m) => m.dst,
             Node::Clear { dst, .. } | Node::Reduce { dst, .. } | Node::Scan { dst, .. } => *dst,
+            Node::Flow(f) => f.into.dst(),
+            Node::Args { args, .. } => *args,
+            Node::Frontier(l) => l.acc,
+            Node::Halve(h) => h.sum,
+        }
+    }
+    /// Every buffer the node writes.
+    pub fn writes(&self) -> Vec<usize> {
+        match self {
+            Node::Frontier(l) => vec![l.ping, l.pong, l.acc],
+            Node::Halve(h) => vec![h.value, h.sum, h.flag],
+            _ => vec![self.dst()],
         }
     }
     /// Buffers the node reads.
@@ -348,8 +394,128 @@ impl Node {
             }
             Node::Reduce { src, .. } | Node::Scan { src, .. } => vec![*src],
             Node::Clear { .. } => Vec::new(),
+            Node::Flow(f) => match f.from {
+                Items::Buffer(b) | Items::Count(b) => vec![b],
+                Items::Indirect { list, args } => vec![list, args],
+            },
+            Node::Args { list, .. } => vec![*list],
+            Node::Frontier(l) => vec![l.ping],
+            Node::Halve(h) => vec![h.value, h.sum],
         }
     }
+    /// Every buffer index the node holds, to renumber them.
+    pub fn buffers_mut(&mut self) -> Vec<&mut usize> {
+        match self {
+            Node::Map(m) => {
+                let mut v: Vec<&mut usize> = m.slots.iter_mut().collect();
+                v.push(&mut m.dst);
+                v
+            }
+            Node::Reduce { src, dst, .. } | Node::Scan { src, dst, .. } => vec![src, dst],
+            Node::Clear { dst, .. } => vec![dst],
+            Node::Flow(f) => {
+                let mut v = match &mut f.from {
+                    Items::Buffer(b) | Items::Count(b) => vec![b],
+                    Items::Indirect { list, args } => vec![list, args],
+                };
+                v.push(match &mut f.into {
+                    Target::Append(b) | Target::Bins { dst: b, .. } => b,
+                });
+                v
+            }
+            Node::Args { list, args, .. } => vec![list, args],
+            Node::Frontier(l) => vec![&mut l.ping, &mut l.pong, &mut l.acc],
+            Node::Halve(h) => vec![&mut h.value, &mut h.sum, &mut h.flag],
+        }
+    }
+    /// Whether the node is data-dependent: an append, its consumers, an
+    /// indirect grid, a loop.
+    pub fn is_flow(&self) -> bool {
+        matches!(
+            self,
+            Node::Flow(_) | Node::Args { .. } | Node::Frontier(_) | Node::Halve(_)
+        )
+    }
+    /// Whether the node is a `repeat up to K .. until ..` loop.
+    pub fn is_loop(&self) -> bool {
+        matches!(self, Node::Frontier(_) | Node::Halve(_))
+    }
+}
+
+/// What happens to an item on its way into an append buffer or bins: kept
+/// when `item cmp against`, then `item * mul + add` (wrapping for
+/// integers, which then shift right by `shr`; exact for `f32`, whose `mul`
+/// is 1, 2 or -1 and `add` a multiple of 1/4, in quarters).
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    pub cmp: Cmp,
+    pub against: i64,
+    pub mul: i64,
+    pub add: i64,
+    pub shr: u32,
+}
+
+/// Where a data-dependent node's items come from.
+#[derive(Clone, Copy, Debug)]
+pub enum Items {
+    /// Every element of a buffer of length `n` (`over n`).
+    Buffer(usize),
+    /// The items of an append buffer (`over count(list)`).
+    Count(usize),
+    /// The items of an append buffer, launched by `grid indirect(args)`.
+    Indirect { list: usize, args: usize },
+}
+
+/// Where its items go.
+#[derive(Clone, Copy, Debug)]
+pub enum Target {
+    /// Appended to an append buffer.
+    Append(usize),
+    /// Combined with `atomicAdd|Max|Min` into `bins` accumulators, at the
+    /// item (as `u32` bits) modulo `bins`.
+    Bins { dst: usize, op: ReduceOp, bins: u32 },
+}
+
+impl Target {
+    pub fn dst(self) -> usize {
+        match self {
+            Target::Append(b) | Target::Bins { dst: b, .. } => b,
+        }
+    }
+}
+
+/// A data-dependent node: keeps and changes items of `from`, of type `ty`.
+#[derive(Clone, Debug)]
+pub struct Flow {
+    pub from: Items,
+    pub step: Step,
+    pub into: Target,
+    pub ty: Ty,
+    pub workgroup: u32,
+}
+
+/// `repeat up to k as i until empty(ping(ping, pong)) { .. }` with one
+/// node `over count(ping(..))`: every `u32` item adds itself to
+/// `acc[item % bins]` and, halved, goes on to the other frontier while
+/// it is not 0.
+#[derive(Clone, Debug)]
+pub struct Frontier {
+    pub ping: usize,
+    pub pong: usize,
+    pub acc: usize,
+    pub bins: u32,
+    pub k: u32,
+}
+
+/// `repeat up to k as i until zero(flag) { .. }` with one node `over n`
+/// that adds each `value` to `sum` and halves it, setting `flag` while a
+/// halved value is not 0 (a do-while).
+#[derive(Clone, Debug)]
+pub struct Halve {
+    pub value: usize,
+    pub sum: usize,
+    pub flag: usize,
+    pub k: u32,
 }
 
 /// A whole generated graph.
@@ -365,4 +531,60 @@ pub struct Graph {
     /// Kernels read only at their own index and never compute with it: the
     /// shape that fuses whole and stacks in batches.
     pub elementwise: bool,
+}
+
+impl Graph {
+    /// Buffers an element-wise node may read at any index: written or
+    /// provided, of length `n`, exact.
+    pub fn readable(&self) -> Vec<usize> {
+        (0..self.buffers.len())
+            .filter(|&b| {
+                let buf = &self.buffers[b];
+                buf.len == Len::N
+                    && buf.append.is_none()
+                    && !buf.fields
+                    && (buf.ty != Ty::F32 || buf.bits.is_some())
+            })
+            .collect()
+    }
+
+    /// A buffer name no buffer of `g` has: `t0`, `t1`, ...
+    pub fn fresh(&self) -> String {
+        (0..)
+            .map(|j| format!("t{j}"))
+            .find(|n| !self.buffers.iter().any(|b| &b.name == n))
+            .unwrap_or_default()
+    }
+}
+
+impl Expr {
+    /// `1u` where f32 slot `s` is above 0, else `0u`: reads a float into an
+    /// integer exactly.
+    pub fn positive(s: usize, at: At) -> Expr {
+        Expr::Select {
+            cty: Ty::F32,
+            cmp: Cmp::Gt,
+            a: Box::new(Expr::Read(s, at)),
+            b: Box::new(Expr::Lit(Ty::F32, 0)),
+            accept: Box::new(Expr::Lit(Ty::U32, 1)),
+            reject: Box::new(Expr::Lit(Ty::U32, 0)),
+        }
+    }
+
+    /// `e` as a value of type `to`, exactly.
+    pub fn convert(e: Expr, from: Ty, to: Ty) -> Expr {
+        match (from, to) {
+            (a, b) if a == b => e,
+            (Ty::U32, Ty::I32) | (Ty::I32, Ty::U32) => Expr::Cast(to, Box::new(e)),
+            (Ty::U32, Ty::F32) => Expr::Small(Box::new(e)),
+            (Ty::I32, Ty::F32) => Expr::Small(Box::new(Expr::Cast(Ty::U32, Box::new(e)))),
+            (Ty::F32, _) => {
+                let Expr::Read(s, at) = e else {
+                    unreachable!("only reads are converted")
+                };
+                Expr::convert(Expr::positive(s, at), Ty::U32, to)
+            }
+            _ => unreachable!("every pair of types is listed"),
+        }
+    }
 }

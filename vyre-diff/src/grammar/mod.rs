@@ -5,8 +5,13 @@
 //! the library, whose oracle helpers use the same shapes and operations.
 #![allow(dead_code)]
 
+pub mod calls;
 pub mod edit;
 pub mod ir;
 pub mod oracle;
+pub mod oracle_flow;
 pub mod random;
+pub mod random_flow;
 pub mod render;
+pub mod render_flow;
+pub mod rng;

@@ -4,7 +4,9 @@
 
 use std::fmt::Write;
 
+use super::calls;
 use super::ir::*;
+use super::oracle_flow;
 use super::render::graph_source;
 
 /// Rust for an expression of type `ty` at element `i` (a `usize`).
@@ -13,20 +15,9 @@ fn rust(e: &Expr, m: &Map, ty: Ty) -> String {
     match e {
         Expr::Lit(Ty::F32, v) => format!("({:?}f32)", *v as f64 / 4.0),
         Expr::Lit(t, v) => format!("({v}{})", t.rust()),
-        Expr::Read(s, at) => {
-            let last = format!("(s{s}.len() - 1)");
-            let index = match at {
-                At::Own => "i".to_owned(),
-                At::Next => format!("(i + 1).min({last})"),
-                At::Prev => "(if i == 0 { 0 } else { i - 1 })".to_owned(),
-                At::Stride => format!("(2 * i).min({last})"),
-                At::WrongWidth => {
-                    let w = m.workgroup as usize;
-                    format!("((i / {w}) * {} + i % {w}).min({last})", w / 2)
-                }
-                At::First => "0".to_owned(),
-            };
-            format!("s{s}[{index}]")
+        Expr::Read(s, at) => format!("s{s}[{}]", index(*s, *at, m)),
+        Expr::Field(s, at, t) => {
+            format!("s{s}[{}].{}", index(*s, *at, m), super::render::field(*t))
         }
         Expr::Own => "d[i]".to_owned(),
         Expr::Local(k) => format!("v{k}"),
@@ -102,6 +93,22 @@ fn rust(e: &Expr, m: &Map, ty: Ty) -> String {
     }
 }
 
+/// The element of slot `s` that `at` reads, at element `i`.
+fn index(s: usize, at: At, m: &Map) -> String {
+    let last = format!("(s{s}.len() - 1)");
+    match at {
+        At::Own => "i".to_owned(),
+        At::Next => format!("(i + 1).min({last})"),
+        At::Prev => "(if i == 0 { 0 } else { i - 1 })".to_owned(),
+        At::Stride => format!("(2 * i).min({last})"),
+        At::WrongWidth => {
+            let w = m.workgroup as usize;
+            format!("((i / {w}) * {} + i % {w}).min({last})", w / 2)
+        }
+        At::First => "0".to_owned(),
+    }
+}
+
 fn local(k: usize, l: &Local, m: &Map) -> String {
     match l {
         Local::Let(t, e) | Local::Var(t, e) => {
@@ -153,6 +160,9 @@ fn op_rust(op: ReduceOp) -> &'static str {
 
 /// The oracle's statements for node `k`, computing its destination.
 fn node_rust(s: &mut String, k: usize, node: &Node, g: &Graph) {
+    if oracle_flow::node_rust(s, k, node, g) {
+        return;
+    }
     match node {
         Node::Map(m) => {
             let dst = &g.buffers[m.dst];
@@ -251,11 +261,12 @@ fn node_rust(s: &mut String, k: usize, node: &Node, g: &Graph) {
                 shape_rust(*shape)
             );
         }
+        Node::Flow(_) | Node::Args { .. } | Node::Frontier(_) | Node::Halve(_) => {}
     }
 }
 
 impl Len {
-    fn at_expr(self) -> String {
+    pub fn at_expr(self) -> String {
         match self {
             Len::N => "n".into(),
             Len::One => "1".into(),
@@ -265,12 +276,12 @@ impl Len {
     }
 }
 
-fn host_inputs(g: &Graph) -> Vec<(String, &'static str)> {
+pub fn host_inputs(g: &Graph) -> Vec<(String, &'static str)> {
     let mut v: Vec<(String, &'static str)> = g
         .buffers
         .iter()
         .filter(|b| matches!(b.class, Class::Input | Class::InOut))
-        .map(|b| (b.name.clone(), b.ty.rust()))
+        .map(|b| (b.name.clone(), if b.fields { "E" } else { b.ty.rust() }))
         .collect();
     if g.uniform {
         v.push(("p".into(), "uniform"));
@@ -278,7 +289,7 @@ fn host_inputs(g: &Graph) -> Vec<(String, &'static str)> {
     v
 }
 
-fn host_outputs(g: &Graph) -> Vec<&Buffer> {
+pub fn host_outputs(g: &Graph) -> Vec<&Buffer> {
     g.buffers
         .iter()
         .filter(|b| matches!(b.class, Class::Output | Class::InOut))
@@ -291,7 +302,7 @@ fn rounded(g: &Graph, b: usize) -> bool {
         Node::Reduce { op, dst, .. } | Node::Scan { op, dst, .. } => {
             *dst == b && *op == ReduceOp::Sum && g.buffers[b].ty == Ty::F32
         }
-        Node::Map(_) | Node::Clear { .. } => false,
+        _ => false,
     })
 }
 
@@ -299,9 +310,15 @@ fn rounded(g: &Graph, b: usize) -> bool {
 /// writes (accumulators): it has no value at `n = 0`, so every way to run
 /// refuses that size.
 fn refuses_zero(g: &Graph) -> bool {
-    g.nodes
+    let append_output = g
+        .buffers
         .iter()
-        .any(|n| matches!(n, Node::Clear { dst, .. } if g.buffers[*dst].class == Class::Output))
+        .any(|b| b.append.is_some() && b.class == Class::Output);
+    append_output
+        || g.nodes.iter().any(|n| {
+            matches!(n, Node::Clear { dst, .. } if g.buffers[*dst].class == Class::Output
+            && !matches!(g.buffers[*dst].len, Len::N | Len::PerCols(_)))
+        })
 }
 
 /// Whether the graph's WGSL takes a remainder of `i32`s (`x % 5i`).
@@ -331,7 +348,7 @@ fn body(g: &Graph) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "#![allow(clippy::all, unused_parens, unused_variables, unused_mut)]\n//! Case `{}` of vyre-diff, as its build script wrote it.",
+        "#![allow(clippy::all, unused_parens, unused_variables, unused_mut, unused_assignments)]\n//! Case `{}` of vyre-diff, as its build script wrote it.",
         g.name
     );
     let _ = writeln!(
@@ -354,6 +371,7 @@ fn body(g: &Graph) -> String {
             "u32" => "crate::In::U32".into(),
             "i32" => "crate::In::I32".into(),
             "f32" => "crate::In::F32".into(),
+            "E" => "crate::In::Struct".into(),
             _ => "crate::In::Uniform".into(),
         })
         .collect();
@@ -365,7 +383,7 @@ fn body(g: &Graph) -> String {
     // The oracle.
     let _ = writeln!(
         s,
-        "pub fn oracle(n: usize, inputs: &[Vec<u8>]) -> Vec<crate::Expected> {{"
+        "pub fn oracle(n: usize, inputs: &[Vec<u8>]) -> crate::Want {{\n    let mut overflow: Option<(&'static str, u64)> = None;\n    let mut loops: Vec<(u32, bool)> = Vec::new();"
     );
     for (k, (name, t)) in inputs.iter().enumerate() {
         if *t == "uniform" {
@@ -376,7 +394,8 @@ fn body(g: &Graph) -> String {
         } else {
             let _ = writeln!(
                 s,
-                "    let mut {name}: Vec<{t}> = crate::vec_of(&inputs[{k}]);"
+                "    let mut {name}: Vec<{}> = crate::vec_of(&inputs[{k}]);",
+                if *t == "E" { "crate::E" } else { t }
             );
         }
     }
@@ -387,41 +406,20 @@ fn body(g: &Graph) -> String {
         .iter()
         .map(|b| {
             let i = g.buffers.iter().position(|x| x.name == b.name).unwrap_or(0);
-            if rounded(g, i) {
+            if let Some(e) = oracle_flow::expected(b) {
+                e
+            } else if rounded(g, i) {
                 format!("crate::Expected::near(&{0}, &{0}_tol)", b.name)
             } else {
                 format!("crate::Expected::exact(&{})", b.name)
             }
         })
         .collect();
-    let _ = writeln!(s, "    vec![{}]\n}}", outs.join(", "));
-    // The typed call.
     let _ = writeln!(
         s,
-        "pub fn typed(g: &fused::Fused, inputs: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, vyre_graph::BackendError> {{"
+        "    crate::Want {{ outputs: vec![{}], overflow, loops }}\n}}",
+        outs.join(", ")
     );
-    let mut args = Vec::new();
-    for (k, (name, t)) in inputs.iter().enumerate() {
-        if *t == "uniform" {
-            let _ = writeln!(
-                s,
-                "    let p: fused::P = vyre_graph::bytemuck::pod_read_unaligned(&inputs[{k}]);"
-            );
-            args.push("&p".to_owned());
-        } else {
-            let _ = writeln!(s, "    let {name}: Vec<{t}> = crate::vec_of(&inputs[{k}]);");
-            args.push(format!("&{name}[..]"));
-        }
-    }
-    let _ = writeln!(s, "    let out = g.run({})?;", args.join(", "));
-    let outs: Vec<String> = host_outputs(g)
-        .iter()
-        .map(|b| format!("crate::bytes_of(&out.{})", b.name))
-        .collect();
-    let _ = writeln!(s, "    Ok(vec![{}])\n}}", outs.join(", "));
-    let _ = writeln!(
-        s,
-        "pub fn check(ctx: &mut crate::Ctx) {{\n    let case = crate::Case {{ name: NAME, source: SOURCE, inputs: INPUTS, large: LARGE, signed_rem: SIGNED_REM, refuses_zero: REFUSES_ZERO }};\n    let fused = match fused::Fused::new(ctx.gpu()) {{ Ok(g) => g, Err(e) => return ctx.failed_new(&case, \"fused\", &e) }};\n    let unfused = match unfused::Unfused::new(ctx.gpu()) {{ Ok(g) => g, Err(e) => return ctx.failed_new(&case, \"unfused\", &e) }};\n    ctx.check(&case, fused.graph(), unfused.graph(), &|i| typed(&fused, i), &oracle);\n}}"
-    );
+    s.push_str(&calls::calls(g, &inputs, &host_outputs(g)));
     s
 }

@@ -3,34 +3,9 @@
 //! reductions and scans, and the classes that make every buffer used.
 
 use super::ir::*;
+use super::random_flow;
 
-/// xorshift64* seeded through splitmix64: the same graph for the same seed
-/// on every machine.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        Rng((z ^ (z >> 31)) | 1)
-    }
-    pub fn word(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        (self.word() >> 11) % n.max(1)
-    }
-    pub fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-    pub fn pick<T: Copy>(&mut self, from: &[T]) -> T {
-        from[self.below(from.len() as u64) as usize]
-    }
-}
+pub use super::rng::Rng;
 
 const TYPES: [Ty; 3] = [Ty::U32, Ty::I32, Ty::F32];
 /// Inputs and uniform floats: multiples of 1/8 in [-4, 4].
@@ -61,11 +36,18 @@ pub fn generate(seed: u64) -> Graph {
         let ty = r.pick(&TYPES);
         g.buffers.push(plain("v".into(), Class::InOut, ty, Len::N));
     }
+    if r.chance(25) {
+        let mut e = plain("xs".into(), Class::Input, Ty::U32, Len::N);
+        e.fields = true;
+        g.buffers.push(e);
+    }
     for _ in 0..1 + r.below(5) {
-        let node = match if g.elementwise { 9 } else { r.below(10) } {
+        let node = match if g.elementwise { 13 } else { r.below(14) } {
             0 | 1 => reduce(&mut r, &mut g, false),
             2 => reduce(&mut r, &mut g, true),
             3 => accumulate(&mut r, &mut g),
+            4 | 5 => random_flow::flow(&mut r, &mut g),
+            6 | 7 => random_flow::repeat(&mut r, &mut g),
             _ => None,
         };
         let node = node.unwrap_or_else(|| map(&mut r, &mut g));
@@ -83,23 +65,14 @@ fn plain(name: String, class: Class, ty: Ty, len: Len) -> Buffer {
         ty,
         len,
         bits,
+        append: None,
+        fields: false,
     }
-}
-
-/// Buffers an element-wise node may read at any index: written or
-/// provided, of length `n`, exact.
-fn readable(g: &Graph) -> Vec<usize> {
-    (0..g.buffers.len())
-        .filter(|&b| {
-            let buf = &g.buffers[b];
-            buf.len == Len::N && (buf.ty != Ty::F32 || buf.bits.is_some())
-        })
-        .collect()
 }
 
 /// A reduction or scan of a readable buffer into a new one.
 fn reduce(r: &mut Rng, g: &mut Graph, scan: bool) -> Option<Node> {
-    let sources = readable(g);
+    let sources = g.readable();
     if sources.is_empty() {
         return None;
     }
@@ -139,11 +112,13 @@ fn reduce(r: &mut Rng, g: &mut Graph, scan: bool) -> Option<Node> {
     };
     let dst = g.buffers.len();
     g.buffers.push(Buffer {
-        name: fresh(g),
+        name: g.fresh(),
         class: Class::Output,
         ty,
         len,
         bits,
+        append: None,
+        fields: false,
     });
     Some(if scan {
         Node::Scan {
@@ -192,19 +167,11 @@ fn accumulate(r: &mut Rng, g: &mut Graph) -> Option<Node> {
     let slot_ty = g.buffers[m.slots[0]].ty;
     m.atomic = Some(Atomic {
         op,
-        key: convert(Expr::Read(0, At::Own), slot_ty, Ty::U32),
+        key: Expr::convert(Expr::Read(0, At::Own), slot_ty, Ty::U32),
         bins,
     });
     g.nodes.push(Node::Clear { dst: m.dst, value });
     Some(Node::Map(m))
-}
-
-/// A buffer name no buffer of `g` has: `t0`, `t1`, ...
-fn fresh(g: &Graph) -> String {
-    (0..)
-        .map(|j| format!("t{j}"))
-        .find(|n| !g.buffers.iter().any(|b| &b.name == n))
-        .unwrap_or_default()
 }
 
 /// What an expression may use.
@@ -227,8 +194,14 @@ struct Scope<'a> {
 fn map(r: &mut Rng, g: &mut Graph) -> Node {
     let inout = g.buffers.iter().position(|b| b.class == Class::InOut);
     let in_place = inout.filter(|_| r.chance(25));
-    let mut pool = readable(g);
+    let mut pool = g.readable();
     pool.retain(|&b| Some(b) != in_place);
+    // The input of struct elements now and then.
+    if let Some(e) = g.buffers.iter().position(|b| b.fields)
+        && r.chance(60)
+    {
+        pool.push(e);
+    }
     let mut slots = Vec::new();
     for _ in 0..1 + r.below(3) {
         if pool.is_empty() {
@@ -249,7 +222,7 @@ fn map(r: &mut Rng, g: &mut Graph) -> Node {
         Some(v) => (v, g.buffers[v].ty),
         None => {
             let ty = r.pick(&TYPES);
-            let name = fresh(g);
+            let name = g.fresh();
             g.buffers.push(plain(name, Class::Output, ty, Len::N));
             (g.buffers.len() - 1, ty)
         }
@@ -521,6 +494,11 @@ fn leaf(r: &mut Rng, s: &Scope, ty: Ty) -> (Expr, (u8, u8)) {
             At::First
         };
         let read = Expr::Read(k, at);
+        if buf.fields {
+            let bits = if ty == Ty::F32 { INPUT_BITS } else { (0, 0) };
+            options.push((Expr::Field(k, at, ty), bits));
+            continue;
+        }
         match (buf.ty, ty) {
             (a, b) if a == b => options.push((read, bits)),
             (Ty::U32, Ty::I32) | (Ty::I32, Ty::U32) => {
@@ -579,7 +557,7 @@ pub fn finish(r: &mut Rng, g: &mut Graph) {
                 && !g
                     .nodes
                     .iter()
-                    .any(|n| n.reads().contains(&b) || n.dst() == b)
+                    .any(|n| n.reads().contains(&b) || n.writes().contains(&b))
         })
         .collect();
     if !unread.is_empty() {
@@ -589,15 +567,16 @@ pub fn finish(r: &mut Rng, g: &mut Graph) {
             .filter(|&b| g.buffers[b].len == Len::N)
             .collect();
         // A name no buffer has (edits keep the names of dropped nodes' peers).
-        let name = fresh(g);
+        let name = g.fresh();
         g.buffers.push(plain(name, Class::Output, Ty::U32, Len::N));
         let dst = g.buffers.len() - 1;
         // The sum of every unread slot, as u32 bits.
         let value = (0..slots.len())
             .map(|s| match g.buffers[slots[s]].ty {
+                _ if g.buffers[slots[s]].fields => Expr::Field(s, At::Own, Ty::U32),
                 Ty::U32 => Expr::Read(s, At::Own),
                 Ty::I32 => Expr::Cast(Ty::U32, Box::new(Expr::Read(s, At::Own))),
-                Ty::F32 => positive(s, At::Own),
+                Ty::F32 => Expr::positive(s, At::Own),
             })
             .reduce(|a, b| Expr::Bin(BinOp::Add, Box::new(a), Box::new(b)))
             .unwrap_or(Expr::Index);
@@ -631,6 +610,10 @@ pub fn classify(r: &mut Rng, g: &mut Graph) {
         if matches!(g.buffers[b].class, Class::Input | Class::InOut) {
             continue;
         }
+        if random_flow::kept_intermediate(g, b) {
+            g.buffers[b].class = Class::Intermediate;
+            continue;
+        }
         let read = g.nodes.iter().any(|n| n.reads().contains(&b));
         g.buffers[b].class = if read && !r.chance(25) {
             Class::Intermediate
@@ -658,36 +641,6 @@ fn constant(e: &Expr, s: &Scope) -> bool {
     !runtime
 }
 
-/// `1u` where f32 slot `s` is above 0, else `0u`: reads a float into an
-/// integer exactly.
-fn positive(s: usize, at: At) -> Expr {
-    Expr::Select {
-        cty: Ty::F32,
-        cmp: Cmp::Gt,
-        a: Box::new(Expr::Read(s, at)),
-        b: Box::new(Expr::Lit(Ty::F32, 0)),
-        accept: Box::new(Expr::Lit(Ty::U32, 1)),
-        reject: Box::new(Expr::Lit(Ty::U32, 0)),
-    }
-}
-
-/// `e` as a value of type `to`, exactly.
-fn convert(e: Expr, from: Ty, to: Ty) -> Expr {
-    match (from, to) {
-        (a, b) if a == b => e,
-        (Ty::U32, Ty::I32) | (Ty::I32, Ty::U32) => Expr::Cast(to, Box::new(e)),
-        (Ty::U32, Ty::F32) => Expr::Small(Box::new(e)),
-        (Ty::I32, Ty::F32) => Expr::Small(Box::new(Expr::Cast(Ty::U32, Box::new(e)))),
-        (Ty::F32, _) => {
-            let Expr::Read(s, at) = e else {
-                unreachable!("only reads are converted")
-            };
-            convert(positive(s, at), Ty::U32, to)
-        }
-        _ => unreachable!("every pair of types is listed"),
-    }
-}
-
 /// Every slot of `slots` that `value` and `locals` never read joins
 /// `value` (wrapping add for integers, max for floats), so that no binding
 /// is declared and unused; the new exactness bound of `value`.
@@ -701,13 +654,13 @@ pub fn use_every_slot(
 ) -> (Expr, (u8, u8)) {
     let mut used = vec![false; slots.len()];
     visit(&value, &mut |e| {
-        if let Expr::Read(s, _) | Expr::Length(s) = e {
+        if let Expr::Read(s, _) | Expr::Length(s) | Expr::Field(s, ..) = e {
             used[*s] = true;
         }
     });
     for l in locals {
         for_local(l, &mut |e| {
-            if let Expr::Read(s, _) | Expr::Length(s) = e {
+            if let Expr::Read(s, _) | Expr::Length(s) | Expr::Field(s, ..) = e {
                 used[*s] = true;
             }
         });
@@ -721,7 +674,11 @@ pub fn use_every_slot(
         } else {
             At::First
         };
-        let e = convert(Expr::Read(s, at), buf.ty, ty);
+        let e = if buf.fields {
+            Expr::Field(s, at, ty)
+        } else {
+            Expr::convert(Expr::Read(s, at), buf.ty, ty)
+        };
         let op = if ty == Ty::F32 {
             BinOp::Max
         } else {

@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use super::ir::*;
+use super::render_flow;
 
 /// WGSL of an expression; `w` is the kernel's workgroup width.
 fn wgsl(e: &Expr, m: &Map, ty: Ty) -> String {
@@ -14,18 +15,8 @@ fn wgsl(e: &Expr, m: &Map, ty: Ty) -> String {
         Expr::Lit(Ty::I32, v) if *v < 0 => format!("(-{}i)", -v),
         Expr::Lit(Ty::I32, v) => format!("{v}i"),
         Expr::Lit(Ty::F32, v) => float(*v),
-        Expr::Read(s, at) => {
-            let len = format!("arrayLength(&s{s}) - 1u");
-            let index = match at {
-                At::Own => "i".to_owned(),
-                At::Next => format!("min(i + 1u, {len})"),
-                At::Prev => "select(i - 1u, 0u, i == 0u)".to_owned(),
-                At::Stride => format!("min(2u * i, {len})"),
-                At::WrongWidth => format!("min(wid.x * {}u + lid.x, {len})", m.workgroup / 2),
-                At::First => "0u".to_owned(),
-            };
-            format!("s{s}[{index}]")
-        }
+        Expr::Read(s, at) => format!("s{s}[{}]", index(*s, *at, m)),
+        Expr::Field(s, at, t) => format!("s{s}[{}].{}", index(*s, *at, m), field(*t)),
         Expr::Own => "d[i]".to_owned(),
         Expr::Local(k) => format!("v{k}"),
         Expr::Param(k) => ["a", "b"][*k].to_owned(),
@@ -74,6 +65,28 @@ fn wgsl(e: &Expr, m: &Map, ty: Ty) -> String {
         Expr::Cast(t, a) => format!("{}({})", t.wgsl(), sub(a, other_int(*t))),
         Expr::Small(a) => format!("f32({} & 255u)", sub(a, Ty::U32)),
         Expr::Override => "K".to_owned(),
+    }
+}
+
+/// The element of slot `s` that `at` reads.
+fn index(s: usize, at: At, m: &Map) -> String {
+    let len = format!("arrayLength(&s{s}) - 1u");
+    match at {
+        At::Own => "i".to_owned(),
+        At::Next => format!("min(i + 1u, {len})"),
+        At::Prev => "select(i - 1u, 0u, i == 0u)".to_owned(),
+        At::Stride => format!("min(2u * i, {len})"),
+        At::WrongWidth => format!("min(wid.x * {}u + lid.x, {len})", m.workgroup / 2),
+        At::First => "0u".to_owned(),
+    }
+}
+
+/// The field of `struct E` of type `t`.
+pub fn field(t: Ty) -> &'static str {
+    match t {
+        Ty::U32 => "a",
+        Ty::I32 => "b",
+        Ty::F32 => "c",
     }
 }
 
@@ -150,8 +163,15 @@ pub fn kernel(m: &Map, g: &Graph, k: usize) -> String {
     if m.uniform {
         s.push_str("struct P { a: u32, b: i32, c: f32, e: u32 }\n");
     }
+    if m.slots.iter().any(|&b| g.buffers[b].fields) {
+        s.push_str("struct E { a: u32, b: i32, c: f32 }\n");
+    }
     for (k, &b) in m.slots.iter().enumerate() {
-        let t = g.buffers[b].ty.wgsl();
+        let t = if g.buffers[b].fields {
+            "E"
+        } else {
+            g.buffers[b].ty.wgsl()
+        };
         let _ = writeln!(
             s,
             "@group(0) @binding({k}) var<storage, read> s{k}: array<{t}>;"
@@ -178,7 +198,12 @@ pub fn kernel(m: &Map, g: &Graph, k: usize) -> String {
     if m.index == IndexForm::Helper {
         s.push_str("fn own(g: vec3<u32>) -> u32 { return g.x; }\n");
     }
-    let wrong = uses(m, &|e| matches!(e, Expr::Read(_, At::WrongWidth)));
+    let wrong = uses(m, &|e| {
+        matches!(
+            e,
+            Expr::Read(_, At::WrongWidth) | Expr::Field(_, At::WrongWidth, _)
+        )
+    });
     let mut params = vec!["@builtin(global_invocation_id) g: vec3<u32>".to_owned()];
     if m.index == IndexForm::Folded {
         params.push("@builtin(num_workgroups) nwg: vec3<u32>".into());
@@ -285,6 +310,9 @@ pub fn graph_source(g: &Graph, name: &str, fused: bool) -> String {
         }
     }
     for (k, node) in g.nodes.iter().enumerate() {
+        if let Some(text) = render_flow::kernel(node, g) {
+            let _ = writeln!(s, "kernel k{k} = \"\n{text}\";");
+        }
         if let Node::Clear { dst, value } = node {
             let _ = writeln!(
                 s,
@@ -307,6 +335,11 @@ pub fn graph_source(g: &Graph, name: &str, fused: bool) -> String {
             s.push_str("uniform p;\n");
             uniform_declared = true;
         }
+        if let Some(line) = render_flow::declaration(b) {
+            s.push_str(&line);
+            s.push('\n');
+            continue;
+        }
         let class = match b.class {
             Class::Input => "input",
             Class::InOut => "inout",
@@ -320,6 +353,9 @@ pub fn graph_source(g: &Graph, name: &str, fused: bool) -> String {
     }
     for (k, node) in g.nodes.iter().enumerate() {
         let line = match node {
+            Node::Flow(_) | Node::Args { .. } | Node::Frontier(_) | Node::Halve(_) => {
+                render_flow::line(node, k, g).unwrap_or_default()
+            }
             Node::Map(m) => {
                 let mut binds: Vec<String> = m
                     .slots
