@@ -12,9 +12,10 @@
 //!
 //! Neither ever causes a compile error: a kernel or group it cannot
 //! rewrite (or whose rewrite naga does not validate) stays as it was.
-//! `run.rs` runs them in order; `wgsl.rs` holds the WGSL text queries they
-//! share. Imports only `check/` (naga validation of the rewritten text),
-//! `model/` and the timings. This `mod.rs` only declares and re-exports.
+//! `run.rs` runs them in order; `wgsl.rs` holds the WGSL text queries only
+//! they need (on the tokens of `model/lex.rs`). Imports only `check/`
+//! (naga validation of the rewritten text), `model/` and the timings. This
+//! `mod.rs` only declares and re-exports.
 //!
 //! [`GraphAnalysis`]: crate::model::GraphAnalysis
 

@@ -3,19 +3,19 @@
 //! references, and giving a staged kernel's structs back their names.
 
 use super::fuse::{ElementWise, kernel_facts};
-use super::wgsl::{Kind, lex, text as wgsl_text};
 use crate::check::Checked;
+use crate::model::lex::{Kind, lex, text as wgsl_text};
 use crate::model::{BufferRef, GraphInput, KernelInterface};
 
 /// The producer's struct names without the prefix: they are the Rust types
 /// of its bindings, which must stay the user's.
 pub fn unprefix_structs(text: &str, prefix: &str, structs: &[&str]) -> Option<String> {
-    let tokens = lex(text)?;
+    let tokens = lex(text).complete()?;
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for t in &tokens {
         let word = wgsl_text(text, t);
-        if t.kind == Kind::Ident
+        if t.kind == Kind::Word
             && let Some(name) = word.strip_prefix(prefix)
             && structs.contains(&name)
         {

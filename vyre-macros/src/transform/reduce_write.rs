@@ -41,11 +41,11 @@ use syn::{Ident, LitStr};
 
 use super::fuse::{keep_in_register, stage};
 use super::reduce_common::{clone_ref, gid_elementwise, unprefix_structs};
-use super::wgsl::{Kind, Token, is_ident, is_punct, lex};
 use crate::check::reduce::{Reader, normal};
 use crate::check::reduce_wgsl::{Generated, Segment, Source};
 use crate::check::{Checked, check_kernels};
 use crate::diag::Diagnostics;
+use crate::model::lex::{is_punct, is_word, lex, matching_close};
 use vyre_analysis::Access;
 
 use crate::model::{
@@ -341,11 +341,11 @@ fn consumer(
 /// and the `vyre_dst` global are gone (`None` if `vyre_dst` is used any
 /// other way, or never stored to).
 fn compose(scan: &str, consumer: &Consumer, keep: bool) -> Option<String> {
-    let tokens = lex(scan)?;
+    let tokens = lex(scan).complete()?;
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     let mut i = 0;
     while let Some(t) = tokens.get(i) {
-        if !is_ident(scan, Some(t), "vyre_dst") || is_punct(tokens.get(i.wrapping_sub(1)), b'.') {
+        if !is_word(scan, Some(t), "vyre_dst") || is_punct(tokens.get(i.wrapping_sub(1)), b'.') {
             i += 1;
             continue;
         }
@@ -367,7 +367,7 @@ fn compose(scan: &str, consumer: &Consumer, keep: bool) -> Option<String> {
         if !is_punct(tokens.get(i + 1), b'[') {
             return None;
         }
-        let close = closing_bracket(&tokens, i + 1)?;
+        let close = matching_close(&tokens, i + 1)?;
         if !is_punct(tokens.get(close + 1), b'=') || is_punct(tokens.get(close + 2), b'=') {
             return None;
         }
@@ -403,22 +403,4 @@ fn compose(scan: &str, consumer: &Consumer, keep: bool) -> Option<String> {
     out.push_str(scan.get(at..)?);
     out.push_str(&consumer.decls);
     Some(out)
-}
-
-/// The `]` matching the `[` at `open`.
-fn closing_bracket(tokens: &[Token], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, t) in tokens.iter().enumerate().skip(open) {
-        match t.kind {
-            Kind::Punct(b'[') => depth += 1,
-            Kind::Punct(b']') => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
