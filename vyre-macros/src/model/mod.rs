@@ -4,7 +4,7 @@
 //! [`KernelInterface`], `kernel.rs`), the Rust types of the typed API
 //! (`rust_types.rs`), the features a graph may declare (`features.rs`),
 //! what the macro adds to the shared texel formats (`texture.rs`), what
-//! stage 3 hands to stages 4 and 5 ([`GraphAnalysis`], `analysis.rs`), and
+//! stage 4 hands to stages 5 and 6 ([`GraphAnalysis`], `analysis.rs`), and
 //! the one WGSL lexer every stage that reads WGSL text uses (`lex.rs`).
 //!
 //! The plain types the runtime spells too (`Extent`, `BindingKind`,

@@ -6,7 +6,7 @@
 //! Runs right after fusion on read (`reduce.rs`), on the graph's
 //! declarations. The scan node's kernel stores through statements
 //! `vyre_dst[<index>] = <value>;` (both generators in
-//! `check/reduce_wgsl.rs` do); each becomes
+//! `lower/wgsl.rs` do); each becomes
 //!
 //! ```text
 //! { let vyre_wi = <index>; let vyre_wv = <value>;
@@ -40,11 +40,14 @@ use naga::valid::Capabilities;
 use syn::{Ident, LitStr};
 
 use super::fuse::{keep_in_register, stage};
-use super::reduce_common::{clone_ref, gid_elementwise, unprefix_structs};
-use crate::check::reduce::{Reader, normal};
-use crate::check::reduce_wgsl::{Generated, Segment, Source};
+use super::reduce_common::{
+    binds, clone_ref, gid_elementwise, names, node_at, target, unprefix_structs,
+};
 use crate::check::{Checked, check_kernels};
 use crate::diag::Diagnostics;
+use crate::lower::Reader;
+use crate::lower::reduce::normal;
+use crate::lower::wgsl::{Generated, Segment, Source};
 use crate::model::lex::{is_punct, is_word, lex, matching_close};
 use vyre_analysis::Access;
 
@@ -84,37 +87,9 @@ pub fn fuse_writes(
     }
 }
 
-fn node_at(graph: &GraphInput, kernel: &str) -> Option<usize> {
-    graph
-        .items
-        .iter()
-        .position(|it| matches!(it, NodeItem::Node(n) if n.kernel == kernel))
-}
-
-fn target(node: &NodeDecl, binding: &str) -> Option<Ident> {
-    node.args
-        .iter()
-        .find(|a| a.binding == binding)
-        .and_then(|a| match &a.target {
-            BufferRef::Name(t) => Some(t.clone()),
-            BufferRef::Alternate { .. } => None,
-        })
-}
-
-fn names(r: &BufferRef) -> Vec<&Ident> {
-    match r {
-        BufferRef::Name(n) => vec![n],
-        BufferRef::Alternate { a, b, .. } => vec![a, b],
-    }
-}
-
 /// Whether `n` binds anything through its kernel's binding `binding`.
 fn binds_as(n: &NodeDecl, binding: &str) -> bool {
     n.args.iter().any(|a| a.binding == binding)
-}
-
-fn binds(n: &NodeDecl, buffer: &Ident) -> bool {
-    n.args.iter().any(|a| names(&a.target).contains(&buffer))
 }
 
 fn fuse_one(
