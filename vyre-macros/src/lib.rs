@@ -1,7 +1,7 @@
 //! The compile-time checked `graph!` macro of vyre. Use it through
 //! `vyre_graph::graph!`; the generated code needs the `vyre_graph` runtime.
 //!
-//! The macro is a pipeline of five stages, one folder each, each taking
+//! The macro is a pipeline of six stages, one folder each, each taking
 //! the previous stage's output as proof that it succeeded; a stage imports
 //! only earlier stages, `model/` (the types they hand on) and `diag/`
 //! (diagnostics):
@@ -11,9 +11,13 @@
 //! 2 check/      KernelDecl -> LoadedKernel              literal | file | tokens, source map
 //!                          -> ValidatedKernel           naga front end + validator (worker thread)
 //!                          -> KernelInterface           entry point, bindings, overrides, Rust types
-//! 3 analyse/    GraphInput + KernelInterface* -> GraphAnalysis   names, types, limits, hazards
-//! 4 transform/  GraphAnalysis -> GraphAnalysis          grids folded, element-wise chains fused
-//! 5 emit/       GraphAnalysis -> tokens                 quote! only (or the error stub)
+//! 3 lower/      GraphInput + Checked -> LoweredGraph    reductions and scans as generated kernels and nodes
+//! 4 analyse/    LoweredGraph's parts -> GraphAnalysis   names, types, limits, hazards
+//! 5 transform/  GraphAnalysis + LoweredGraph -> GraphAnalysis
+//!                                                       reductions fused with their neighbours (then
+//!                                                       analysed again), grids folded, element-wise
+//!                                                       chains fused
+//! 6 emit/       GraphAnalysis -> tokens                 quote! only (or the error stub)
 //! ```
 //!
 //! `front_end` is that sequence. Every error of an invocation is collected
@@ -57,6 +61,7 @@ mod analyse;
 mod check;
 mod diag;
 mod emit;
+mod lower;
 mod model;
 mod parse;
 mod timings;
@@ -256,9 +261,10 @@ pub(crate) fn expand(input: TokenStream) -> TokenStream {
     }
 }
 
-/// The stages in order: parse, check every kernel, then (when the syntax
-/// and every kernel are fine) analyse, transform and emit; otherwise every
-/// error beside the stub.
+/// The stages in order: parse, check every kernel, lower the built-in
+/// nodes, then (when the syntax, every kernel and every built-in node are
+/// fine) analyse, transform and emit; otherwise every error beside the
+/// stub.
 fn front_end(tokens: TokenStream) -> TokenStream {
     let timer = timings::Timer::start();
     let mut diag = diag::Diagnostics::new();
@@ -268,32 +274,34 @@ fn front_end(tokens: TokenStream) -> TokenStream {
     let fuse_on = graph.fuse_off.is_none();
     let caps = model::features::capabilities(&graph.features);
 
-    let mut graph = graph;
     let modules =
         check::imports::load_modules(&graph.modules, &graph.flags, &graph.features, &mut diag);
-    let mut checked = check::check_kernels_with(&graph.kernels, &modules, caps, &mut diag);
+    let checked = check::check_kernels_with(&graph.kernels, &modules, caps, &mut diag);
     let before_lowering = diag.len();
-    let readers = check::reduce::lower_reductions(&mut graph, &mut checked, caps, &mut diag);
+    let lowered = lower::lower(graph, checked, caps, &mut diag);
     // A reduction that failed to lower leaves the graph without its nodes:
     // analysing it would only add errors about what is missing.
     let syntax_ok = syntax_ok && diag.len() == before_lowering;
-    if syntax_ok && diag.is_empty() {
-        transform::reduce::fuse_reads(&mut graph, &mut checked, &readers, caps);
-    }
-    let check::Checked {
-        interfaces,
-        partial,
-        tracked,
-    } = checked;
     // Rebuild when a kernel file changes, even when it has errors.
+    let tracked = &lowered.checked.tracked;
     let includes = quote!(#(const _: &str = ::core::include_str!(#tracked);)*);
 
-    let stub = emit::stub(&graph, &analyse::stub_types(&graph, &interfaces, &partial));
+    let (graph, checked) = (&lowered.graph, &lowered.checked);
+    let stub = emit::stub(
+        graph,
+        &analyse::stub_types(graph, &checked.interfaces, &checked.partial),
+    );
     if syntax_ok
-        && let Some(mut analysis) = analyse::analyse(graph, &interfaces, &mut diag)
+        && let Some(analysis) = analyse::analyse(
+            graph.clone(),
+            &checked.interfaces,
+            &lowered.identities,
+            &mut diag,
+        )
         && diag.is_empty()
+        && let Some(analysis) =
+            transform::transform(analysis, lowered, caps, fuse_on, &timer, &mut diag)
     {
-        transform::transform(&mut analysis, &interfaces, caps, fuse_on, &timer);
         let expanded = emit::expand(&analysis);
         timer.report(&analysis.header.name.to_string(), analysis.kernels.len());
         return quote!(#includes #expanded);

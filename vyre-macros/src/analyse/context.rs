@@ -1,4 +1,4 @@
-//! What every check of stage 3 shares: the graph's declarations and
+//! What every check of stage 4 shares: the graph's declarations and
 //! kernels with their name indices ([`Ctx`]), the binding that gave a
 //! buffer its element type ([`TypeSite`]), where a node uses a buffer
 //! ([`UseSite`]), and how messages name buffer classes.

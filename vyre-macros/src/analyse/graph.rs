@@ -1,4 +1,4 @@
-//! Stage 3 from start to end ([`analyse`]): each step a function of its
+//! Stage 4 from start to end ([`analyse`]): each step a function of its
 //! own file, in the order their messages appear.
 
 use syn::Ident;
@@ -19,12 +19,15 @@ use crate::model::{
 };
 use vyre_analysis::Analysis;
 
-/// Checks the whole graph. `kernels[i]` is the interface of kernel `i`, or
-/// `None` when stage 2 failed for it (already reported); nodes of such
-/// kernels are not checked, and no analysis is returned.
+/// Checks the whole graph (its built-in nodes lowered). `kernels[i]` is the
+/// interface of kernel `i`, or `None` when stage 2 failed for it (already
+/// reported); nodes of such kernels are not checked, and no analysis is
+/// returned. `identities` are the values reductions of sources empty at
+/// n = 0 leave (`LoweredGraph::identities`).
 pub fn analyse(
     input: GraphInput,
     kernels: &[Option<KernelInterface>],
+    identities: &[(Ident, Vec<u8>)],
     diag: &mut Diagnostics,
 ) -> Option<GraphAnalysis> {
     let GraphInput {
@@ -38,7 +41,6 @@ pub fn analyse(
         reductions: _,
         modules: _,
         flags: _,
-        identities,
     } = input;
     let native = limits_native.is_some();
     let texture_features = Declared::new(&features);
@@ -130,9 +132,9 @@ pub fn analyse(
 /// A reduction's destination holds its identity at n = 0 when the
 /// reduction is its only writer (`identities`: from the lowering, for
 /// sources empty at n = 0).
-fn set_empty_values(a: &mut GraphAnalysis, identities: Vec<(Ident, Vec<u8>)>) {
+fn set_empty_values(a: &mut GraphAnalysis, identities: &[(Ident, Vec<u8>)]) {
     for (name, bytes) in identities {
-        let Some(b) = a.buffers.iter().position(|x| x.name == name) else {
+        let Some(b) = a.buffers.iter().position(|x| x.name == *name) else {
             continue;
         };
         let writers = a
@@ -150,7 +152,7 @@ fn set_empty_values(a: &mut GraphAnalysis, identities: Vec<(Ident, Vec<u8>)>) {
             })
             .count();
         if let Some(buffer) = a.buffers.get_mut(b).filter(|_| writers == 1) {
-            buffer.empty_value = Some(bytes);
+            buffer.empty_value = Some(bytes.clone());
         }
     }
 }

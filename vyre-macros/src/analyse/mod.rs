@@ -1,5 +1,7 @@
-//! Stage 3: the graph as a whole. Takes the [`GraphInput`] of stage 1 and
-//! the [`KernelInterface`] of each kernel from stage 2, and produces the
+//! Stage 4: the graph as a whole. Takes the lowered graph of stage 3 (the
+//! [`GraphInput`] with every built-in node lowered, and the
+//! [`KernelInterface`] of each kernel, stage 2's and the generated
+//! ones), and produces the
 //! checked [`GraphAnalysis`] (or reports why not):
 //!
 //! * names and declarations (`names.rs`): duplicates, reserved names,
@@ -18,7 +20,8 @@
 //!
 //! Every problem is reported; nothing stops at the first. `graph.rs` runs
 //! the steps in order; `context.rs` holds what they share. Imports only
-//! `check/` (override evaluation), `model/` and `diag/`. This `mod.rs`
+//! `check/` (override evaluation), `model/` and `diag/` (stage 3's output
+//! comes as plain parts). This `mod.rs`
 //! only declares and re-exports.
 //!
 //! [`GraphInput`]: crate::model::GraphInput

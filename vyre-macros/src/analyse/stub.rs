@@ -1,4 +1,4 @@
-//! What the error stub can still say when stage 2 or 3 failed
+//! What the error stub can still say when stage 2, 3 or 4 failed
 //! ([`stub_types`]): the element types of the outputs some kernel that
 //! reflected (or a failed kernel's partial types) binds.
 

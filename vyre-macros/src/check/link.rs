@@ -31,11 +31,11 @@ use wesl::syntax::{GlobalDeclaration, ImportContent, ModulePath, PathOrigin, Tra
 use wesl::{CompileOptions, EscapeMangler, Feature, Features, Mangler, ResolveError, Resolver};
 
 mod align;
-mod tokens;
+mod names;
 
+use crate::model::lex::token_ranges;
 use align::align_all;
-use tokens::decl_name;
-pub use tokens::tokenize;
+use names::decl_name;
 
 /// Stack for the WESL parser and linker.
 const LINK_STACK: usize = 64 << 20;
@@ -78,7 +78,7 @@ pub struct LinkError {
 /// or `@else` attribute, or an inline path such as `package::rng::hash`
 /// (`::`, which plain WGSL never writes) (comments skipped).
 pub fn needs_link(source: &str) -> bool {
-    let tokens = tokenize(source);
+    let tokens = token_ranges(source);
     tokens.iter().enumerate().any(|(i, t)| {
         let text = source.get(t.clone()).unwrap_or_default();
         let prev = i.checked_sub(1).and_then(|p| tokens.get(p));
@@ -548,7 +548,7 @@ fn import_items(content: &ImportContent, base: ModulePath, out: &mut Vec<(Module
 fn mentioned_files(text: &str, input: &LinkInput) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut path: Option<Vec<String>> = None;
-    for t in tokenize(text) {
+    for t in token_ranges(text) {
         let word = text.get(t).unwrap_or_default();
         match (&mut path, word) {
             (_, "import") => path = Some(Vec::new()),
@@ -589,7 +589,7 @@ fn importer_site(
 /// statement that names `word` to that word.
 pub fn import_statement(text: &str, word: &str) -> Option<Range<usize>> {
     let mut start = None;
-    for t in tokenize(text) {
+    for t in token_ranges(text) {
         let s = text.get(t.clone()).unwrap_or_default();
         if s == "import" {
             start = Some(t.start);
@@ -607,7 +607,7 @@ pub fn import_statement(text: &str, word: &str) -> Option<Range<usize>> {
 /// The bytes of the first inline path of `text` (`a::b::c`, outside
 /// comments) with `word` before a `::`.
 fn inline_path(text: &str, word: &str) -> Option<Range<usize>> {
-    let tokens = tokenize(text);
+    let tokens = token_ranges(text);
     let at = |i: usize| tokens.get(i).and_then(|r| text.get(r.clone()));
     // `::` at token `i`: two adjacent colons.
     let colons = |i: usize| {
@@ -681,7 +681,7 @@ fn unmangle_structs(
 fn rename_word(text: &str, from: &str, to: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
-    for t in tokenize(text) {
+    for t in token_ranges(text) {
         if text.get(t.clone()) == Some(from) {
             out.push_str(text.get(last..t.start).unwrap_or_default());
             out.push_str(to);

@@ -17,8 +17,10 @@
 //! the files.
 //!
 //! Imports only `model/` and `diag/` (stage 1's output is a `model/` type):
-//! nothing here knows the graph around a kernel. This `mod.rs` only
-//! declares and re-exports.
+//! nothing here knows the graph around a kernel; built-in nodes
+//! (reductions, scans) are lowered after this stage, by `lower/`, whose
+//! generated kernels come back through [`check_kernels`]. This `mod.rs`
+//! only declares and re-exports.
 //!
 //! [`GraphInput`]: crate::model::GraphInput
 //! [`KernelInterface`]: crate::model::KernelInterface
@@ -31,9 +33,6 @@ pub mod link;
 pub mod load;
 pub mod overrides;
 pub mod partial;
-pub mod reduce;
-pub mod reduce_types;
-pub mod reduce_wgsl;
 pub mod reflect;
 pub mod textures;
 pub mod validate;

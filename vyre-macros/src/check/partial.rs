@@ -9,6 +9,7 @@ use naga::proc::Layouter;
 use naga::{ArraySize, Module, TypeInner};
 
 use crate::check::convert::Converter;
+use crate::model::lex::{Kind, is_punct, is_word, lex, matching_close};
 use crate::model::rust_types::{RustTy, StructDef};
 
 /// What a failed kernel's bindings hold.
@@ -59,59 +60,37 @@ pub fn from_unparsed(source: &str) -> Option<PartialTypes> {
 }
 
 /// `source` with every `fn` item (header and body) blanked out, and any
-/// text after an unbalanced brace dropped.
+/// text after an unbalanced brace dropped. On tokens, so a `fn`, `;` or
+/// brace inside a comment is not taken for code (a comment left open ends
+/// the tokens: the text after it is kept as it is, and naga reports it).
 fn without_functions(source: &str) -> String {
+    let tokens = lex(source).tokens;
     let mut out = String::with_capacity(source.len());
-    let mut rest = source;
-    loop {
-        let Some(at) = find_fn(rest) else {
-            out.push_str(rest);
-            break;
-        };
+    // Bytes of `source` before `copied` are in `out` or dropped; tokens
+    // before `next` are looked at.
+    let mut copied = 0;
+    let mut next = 0;
+    while let Some(fn_at) = (next..tokens.len()).find(|&i| is_word(source, tokens.get(i), "fn")) {
         // Attributes before `fn` (`@compute @workgroup_size(64)`) go too:
         // cut back to the end of the previous item.
-        let head = rest.get(..at).unwrap_or_default();
-        let cut = head.rfind([';', '}']).map_or(0, |i| i + 1);
-        out.push_str(head.get(..cut).unwrap_or_default());
-        let body = rest.get(at..).unwrap_or_default();
-        let Some(open) = body.find('{') else { break };
-        let mut depth = 0usize;
-        let mut end = None;
-        for (i, c) in body.get(open..).unwrap_or_default().char_indices() {
-            match c {
-                '{' => depth += 1,
-                '}' => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        end = Some(open + i + 1);
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        let Some(end) = end else { break };
+        let cut = tokens
+            .get(next..fn_at)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .find(|t| matches!(t.kind, Kind::Punct(b';' | b'}')))
+            .map_or(copied, |t| t.end);
+        out.push_str(source.get(copied..cut).unwrap_or_default());
+        let body = (fn_at..tokens.len()).find(|&i| is_punct(tokens.get(i), b'{'));
+        let Some(close) = body.and_then(|open| matching_close(&tokens, open)) else {
+            return out;
+        };
         out.push('\n');
-        rest = body.get(end..).unwrap_or_default();
+        copied = tokens.get(close).map_or(source.len(), |t| t.end);
+        next = close + 1;
     }
+    out.push_str(source.get(copied..).unwrap_or_default());
     out
-}
-
-/// The byte offset of the next `fn` keyword.
-fn find_fn(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let mut from = 0;
-    while let Some(i) = text.get(from..).and_then(|t| t.find("fn")) {
-        let at = from + i;
-        let before = at.checked_sub(1).and_then(|j| bytes.get(j)).copied();
-        let after = bytes.get(at + 2).copied();
-        if !before.is_some_and(is_ident) && !after.is_some_and(is_ident) {
-            return Some(at);
-        }
-        from = at + 2;
-    }
-    None
 }
 
 #[cfg(test)]
@@ -126,5 +105,19 @@ mod tests {
         let names: Vec<&str> = types.bindings.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["out", "p"]);
         assert_eq!(types.structs.len(), 1);
+    }
+
+    #[test]
+    fn functions_go_but_comments_that_mention_them_do_not_matter() {
+        let src = "// fn a() { is not code; }\nstruct P { a: f32 } /* fn b() { } */\n@compute @workgroup_size(1)\nfn main() { let x = 1; }\nconst K: u32 = 2u; fn g() -> u32 { if true { return 1u; } return 2u; }\nalias T = u32;";
+        let kept = without_functions(src);
+        assert!(!kept.contains("main") && !kept.contains("fn g") && !kept.contains("@compute"));
+        assert!(kept.contains("struct P { a: f32 }"), "{kept}");
+        assert!(kept.contains("const K: u32 = 2u;") && kept.ends_with("alias T = u32;"));
+        assert!(naga::front::wgsl::parse_str(&kept).is_ok(), "{kept}");
+        // An unbalanced function drops the rest.
+        assert_eq!(without_functions("const A = 1; fn f() { {"), "const A = 1;");
+        // A function without a body drops the rest too.
+        assert_eq!(without_functions("const A = 1;\nfn f()"), "const A = 1;");
     }
 }

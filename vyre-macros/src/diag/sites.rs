@@ -10,6 +10,7 @@ use naga::Module;
 
 use crate::diag::diagnostics::spanned;
 use crate::model::kernel::{KernelSites, Site};
+use crate::model::lex::{attributes_before, find_entry, lex};
 use crate::model::source::{LoadedKernel, Origin};
 
 /// An error here. Where rustc cannot point inside (literals, files),
@@ -128,44 +129,16 @@ fn site(loaded: &LoadedKernel, range: Range<usize>) -> Option<Site> {
     }
 }
 
-/// `@workgroup_size(...)` of the function `entry`: the last one before
-/// `fn entry`.
+/// The `@workgroup_size(...)` attribute of the function `entry`: among
+/// the attributes right before its `fn` (tokens, so a comment that
+/// mentions `fn entry` or `@workgroup_size` is never taken for them).
 fn workgroup_attribute(source: &str, entry: &str) -> Option<Range<usize>> {
-    let bytes = source.as_bytes();
-    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let mut search = 0;
-    let fn_at = loop {
-        let i = search + source.get(search..)?.find(entry)?;
-        let end = i + entry.len();
-        let before = source.get(..i)?.trim_end();
-        if before.ends_with("fn")
-            && !bytes.get(end).copied().is_some_and(is_ident)
-            && !before
-                .as_bytes()
-                .get(before.len().wrapping_sub(3))
-                .copied()
-                .is_some_and(is_ident)
-        {
-            break i;
-        }
-        search = end;
-    };
-    let start = source.get(..fn_at)?.rfind("@workgroup_size")?;
-    let open = start + source.get(start..)?.find('(')?;
-    let mut depth = 0usize;
-    for (i, c) in source.get(open..)?.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(start..open + i + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    let tokens = lex(source).tokens;
+    let fn_at = find_entry(source, &tokens, entry)?;
+    attributes_before(source, &tokens, fn_at)
+        .into_iter()
+        .find(|a| a.name == "workgroup_size")
+        .map(|a| a.bytes)
 }
 
 #[cfg(test)]
@@ -180,5 +153,22 @@ mod tests {
         let r = workgroup_attribute(src, "other").unwrap();
         assert_eq!(&src[r], "@workgroup_size(8, 8)");
         assert!(workgroup_attribute(src, "nope").is_none());
+    }
+
+    #[test]
+    fn a_comment_that_mentions_the_entry_point_is_skipped() {
+        let src = "// fn main is below\n/* @compute @workgroup_size(8) fn main() {} */\n@compute @workgroup_size(512) // not fn main\nfn main() {}\n";
+        let r = workgroup_attribute(src, "main").unwrap();
+        assert_eq!(r.start, src.rfind("@workgroup_size(512)").unwrap());
+        assert_eq!(&src[r], "@workgroup_size(512)");
+        let spaced = "@compute\n@ workgroup_size ( 4 , 4 )\n/* fn main */ fn\nmain() {}";
+        let r = workgroup_attribute(spaced, "main").unwrap();
+        assert_eq!(&spaced[r], "@ workgroup_size ( 4 , 4 )");
+        let unicode = "@compute @workgroup_size(2) fn café() {}";
+        assert_eq!(
+            &unicode[workgroup_attribute(unicode, "café").unwrap()],
+            "@workgroup_size(2)"
+        );
+        assert!(workgroup_attribute(unicode, "caf").is_none());
     }
 }

@@ -1,9 +1,9 @@
-//! Stage 5: tokens. Takes the [`GraphAnalysis`] of stages 3 and 4 and
+//! Stage 6: tokens. Takes the [`GraphAnalysis`] of stages 4 and 5 and
 //! produces the expansion (`api.rs`: the typed API, `spec.rs`: the static
 //! `GraphSpec`, `args.rs`: one argument trait per input, `docs.rs`: the
 //! generated docs, `textures.rs`, `rust_types.rs`: Rust types and the
 //! generated structs); or, when anything failed, the stub beside the
-//! errors (`stub.rs`, from stage 3's [`StubTypes`]). Both spell the
+//! errors (`stub.rs`, from stage 4's [`StubTypes`]). Both spell the
 //! methods' signatures from one table (`methods.rs`).
 //!
 //! Only `quote!`: every decision was made by the earlier stages. Generated

@@ -180,7 +180,7 @@ fn output_types(input: &GraphInput, known: &StubTypes) -> Vec<(Ident, Option<Rus
             let reduced = || {
                 let d = input.reductions.iter().find(|d| d.dst == *ident)?;
                 let written = d.ty.as_ref().map(Ident::to_string);
-                // The types reductions take (`check/reduce_types.rs`).
+                // The types reductions take (`lower/types.rs`).
                 let prim = [
                     Prim::F32,
                     Prim::U32,

@@ -1,4 +1,4 @@
-//! Small pieces every file of stage 5 spells: the runtime's `__private`
+//! Small pieces every file of stage 6 spells: the runtime's `__private`
 //! path, borrowed strings, extents, buffer classes and shared enums'
 //! variants.
 

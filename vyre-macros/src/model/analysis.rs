@@ -1,6 +1,6 @@
-//! What stage 3 (`analyse/`) hands on: the whole graph, checked
-//! ([`GraphAnalysis`]), which stage 4 (`transform/`) rewrites (folded
-//! kernels, fused groups) and stage 5 (`emit/`) spells as tokens; and, when
+//! What stage 4 (`analyse/`) hands on: the whole graph, checked
+//! ([`GraphAnalysis`]), which stage 5 (`transform/`) rewrites (folded
+//! kernels, fused groups) and stage 6 (`emit/`) spells as tokens; and, when
 //! anything failed, what the error stub can still say ([`StubTypes`]).
 
 use syn::Ident;

@@ -15,6 +15,7 @@ use vyre_analysis::spec::{
 };
 
 /// The whole macro input.
+#[derive(Clone)]
 pub struct GraphInput {
     /// `pub struct Name;` with its attributes; `None` when it was missing or
     /// malformed (already reported).
@@ -37,15 +38,13 @@ pub struct GraphInput {
     /// Nodes and `repeat` blocks in program order.
     pub items: Vec<NodeItem>,
     /// Built-in reductions and scans, each with its place among `items`;
-    /// lowered into kernels and nodes before the graph is analysed.
+    /// lowered into kernels and nodes (`lower/`) before the graph is
+    /// analysed.
     pub reductions: Vec<ReduceDecl>,
-    /// For each `reduce` whose source is empty at problem size 0, its
-    /// destination and the identity's bytes: what that buffer holds at
-    /// n = 0 (set when reductions are lowered).
-    pub identities: Vec<(Ident, Vec<u8>)>,
 }
 
 /// The generated type's declaration.
+#[derive(Clone)]
 pub struct Header {
     /// Doc comments and other attributes, copied onto the type.
     pub attrs: Vec<Attribute>,
@@ -56,6 +55,7 @@ pub struct Header {
 }
 
 /// `kernel name = <source> [entry "main"];`
+#[derive(Clone)]
 pub struct KernelDecl {
     /// The kernel's name in the graph.
     pub name: Ident,
@@ -67,6 +67,7 @@ pub struct KernelDecl {
 
 /// `module name = <source>;`: a WESL module kernels import as
 /// `package::name`.
+#[derive(Clone)]
 pub struct ModuleDecl {
     /// The module's name.
     pub name: Ident,
@@ -86,6 +87,7 @@ pub enum KernelSource {
 }
 
 /// `input x[n];`, `uniform params;`, ...
+#[derive(Clone)]
 pub struct BufferDecl {
     /// Who writes it and who reads it.
     pub class: BufferClass,
@@ -135,6 +137,7 @@ pub struct ExtentExpr {
 }
 
 /// A node or a `repeat` block.
+#[derive(Clone)]
 pub enum NodeItem {
     /// `node ...;`
     Node(NodeDecl),
@@ -143,6 +146,7 @@ pub enum NodeItem {
 }
 
 /// `repeat count as var { nodes }`.
+#[derive(Clone)]
 pub struct RepeatDecl {
     /// How many times (at least 1).
     pub count: u64,
@@ -157,6 +161,7 @@ pub struct RepeatDecl {
 }
 
 /// `node [label =] kernel(binding: buffer, ...) over E | grid [E, E, E] [with { .. }];`
+#[derive(Clone)]
 pub struct NodeDecl {
     /// The `node` keyword.
     pub keyword: Ident,
@@ -177,6 +182,7 @@ pub struct NodeDecl {
 }
 
 /// `binding: buffer`.
+#[derive(Clone)]
 pub struct BindArg {
     /// The kernel's WGSL global.
     pub binding: Ident,
@@ -185,6 +191,7 @@ pub struct BindArg {
 }
 
 /// A buffer named in a node.
+#[derive(Clone)]
 pub enum BufferRef {
     /// A plain name.
     Name(Ident),
@@ -202,6 +209,7 @@ pub enum BufferRef {
 }
 
 /// A node's dispatch size.
+#[derive(Clone)]
 pub enum SizeDecl {
     /// `over E`: invocations.
     Over(ExtentExpr),
@@ -212,6 +220,7 @@ pub enum SizeDecl {
 }
 
 /// `NAME = value` inside `with { .. }`.
+#[derive(Clone)]
 pub struct OverrideArg {
     /// The override's name.
     pub name: Ident,
@@ -298,6 +307,7 @@ pub struct AppendDecl {
 }
 
 /// A size read on the device.
+#[derive(Clone)]
 pub enum DeviceSize {
     /// `over count(b)`.
     Count(BufferRef),
@@ -306,6 +316,7 @@ pub enum DeviceSize {
 }
 
 /// `until empty(b)` or `until zero(f)`.
+#[derive(Clone)]
 pub struct UntilDecl {
     /// `empty` or `zero`.
     pub keyword: Ident,
@@ -425,7 +436,7 @@ impl BufferDecl {
 }
 
 // Built-in reductions and scans (`parse/reduce.rs`), lowered by
-// `check/reduce.rs` into generated kernels and ordinary nodes.
+// `lower/reduce.rs` into generated kernels and ordinary nodes.
 
 /// How two values combine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -462,6 +473,7 @@ pub enum ReduceKind {
 
 /// `node label = reduce op[<T>](src) [over [rows, cols]] -> dst;` or
 /// `node label = scan inclusive|exclusive op[<T>](src) [over [..]] -> dst;`.
+#[derive(Clone)]
 pub struct ReduceDecl {
     /// Where in the graph's node items it stands (`GraphInput::items`
     /// index at parse time): it is lowered in place, in program order.

@@ -3,8 +3,9 @@
 //! what stage 2 finds in each kernel ([`ValidatedKernel`],
 //! [`KernelInterface`], `kernel.rs`), the Rust types of the typed API
 //! (`rust_types.rs`), the features a graph may declare (`features.rs`),
-//! what the macro adds to the shared texel formats (`texture.rs`), and what
-//! stage 3 hands to stages 4 and 5 ([`GraphAnalysis`], `analysis.rs`).
+//! what the macro adds to the shared texel formats (`texture.rs`), what
+//! stage 4 hands to stages 5 and 6 ([`GraphAnalysis`], `analysis.rs`), and
+//! the one WGSL lexer every stage that reads WGSL text uses (`lex.rs`).
 //!
 //! The plain types the runtime spells too (`Extent`, `BindingKind`,
 //! `TexelFormat`, `TextureDimension`, `GridFold`, `DispatchSize`,
@@ -22,6 +23,7 @@ pub mod analysis;
 pub mod features;
 pub mod input;
 pub mod kernel;
+pub mod lex;
 pub mod link;
 pub mod rust_types;
 pub mod source;

@@ -1,6 +1,6 @@
 //! The Rust types of the typed API ([`RustTy`]) and the generated
 //! `#[repr(C)]` structs ([`StructDef`]) as plain data: stage 2
-//! (`check/`) converts WGSL types into them, stage 5 (`emit/`) spells them
+//! (`check/`) converts WGSL types into them, stage 6 (`emit/`) spells them
 //! as tokens.
 //!
 //! | WGSL | Rust |

@@ -35,7 +35,6 @@ pub fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> GraphInput {
         buffers: Vec::new(),
         items: Vec::new(),
         reductions: Vec::new(),
-        identities: Vec::new(),
     };
     let mut errors = Diagnostics::new();
     let parser = |input: ParseStream| -> syn::Result<()> {

@@ -263,7 +263,7 @@ fn analysed(src: &str) -> GraphAnalysis {
             Some(reflect::reflect(v).unwrap_or_else(|e| panic!("{e:?}")))
         })
         .collect();
-    let mut a = analyse::analyse(graph, &interfaces, &mut diag).expect("analyses");
+    let mut a = analyse::analyse(graph, &interfaces, &[], &mut diag).expect("analyses");
     assert!(diag.is_empty(), "{:?}", diag.messages());
     fold::fold(&mut a, &facts, caps);
     a

@@ -284,12 +284,10 @@ fn two_reductions_of_one_source_share_a_pass() {
 
 #[test]
 fn f16_kernels_start_with_enable_even_with_a_fused_producer() {
-    let text = crate::check::reduce_types::hoist_enables(
-        "// c\nenable f16;\nfn f() {}\nenable f16;\n",
-        "f16",
-    );
+    let text =
+        crate::lower::types::hoist_enables("// c\nenable f16;\nfn f() {}\nenable f16;\n", "f16");
     assert!(text.starts_with("enable f16;\n"), "{text}");
     assert_eq!(text.matches("enable f16;").count(), 1, "{text}");
-    let plain = crate::check::reduce_types::hoist_enables("fn f() {}\n", "u32");
+    let plain = crate::lower::types::hoist_enables("fn f() {}\n", "u32");
     assert_eq!(plain, "fn f() {}\n");
 }

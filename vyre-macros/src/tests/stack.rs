@@ -3,28 +3,26 @@
 
 use super::*;
 use crate::analyse;
-use crate::check::{load, reflect, validate};
 use crate::diag::Diagnostics;
 use crate::parse as input;
 use crate::timings::Timer;
 
-/// The whole front end and stage 4; the stacking verdict.
+/// The whole front end up to stage 5 (transform); the stacking verdict.
 fn verdict(src: &str) -> Result<(), &'static str> {
     let mut diag = Diagnostics::new();
     let graph = input::parse(tokens(src), &mut diag);
     assert!(diag.is_empty(), "{:?}", diag.messages());
     let caps = crate::model::features::capabilities(&graph.features);
     let fuse_on = graph.fuse_off.is_none();
-    let interfaces: Vec<_> = load::load_all(&graph.kernels, &mut diag)
-        .into_iter()
-        .map(|k| {
-            let v = validate::validate(k.expect("loads"), caps).expect("validates");
-            Some(reflect::reflect(v).unwrap_or_else(|e| panic!("{e:?}")))
-        })
-        .collect();
-    let mut a = analyse::analyse(graph, &interfaces, &mut diag).expect("analyses");
+    let checked = crate::check::check_kernels(&graph.kernels, caps, &mut diag);
+    let lowered = crate::lower::lower(graph, checked, caps, &mut diag);
     assert!(diag.is_empty(), "{:?}", diag.messages());
-    crate::transform::transform(&mut a, &interfaces, caps, fuse_on, &Timer::start());
+    let (graph, interfaces) = (lowered.graph.clone(), &lowered.checked.interfaces);
+    let a = analyse::analyse(graph, interfaces, &lowered.identities, &mut diag).expect("analyses");
+    assert!(diag.is_empty(), "{:?}", diag.messages());
+    let timer = Timer::start();
+    let a = crate::transform::transform(a, lowered, caps, fuse_on, &timer, &mut diag)
+        .expect("transforms");
     a.stackable
 }
 

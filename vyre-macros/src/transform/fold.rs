@@ -25,10 +25,9 @@ use std::ops::Range;
 
 use naga::{Binding, BuiltIn, Module, ShaderStage, TypeInner};
 
-use super::wgsl::{
-    Attr, Kind, Token, attributes_before, builtin_attributes, find_entry, fresh_prefix, lex,
-};
+use super::wgsl::{builtin_attributes, fresh_prefix};
 use crate::check::revalidate;
+use crate::model::lex::{Attr, Kind, Token, attributes_before, find_entry, lex};
 use crate::model::{GraphAnalysis, KernelOut};
 use vyre_analysis::spec::{DispatchSize, GridFold};
 
@@ -226,7 +225,7 @@ pub struct Wrapped {
 /// its attributes or its parameters are not where and what they must be,
 /// or a builtin has no wrapper.
 pub fn wrap(source: &str, entry: &str, builtins: &[BuiltIn]) -> Option<Wrapped> {
-    let tokens = lex(source)?;
+    let tokens = lex(source).complete()?;
     let fn_at = find_entry(source, &tokens, entry)?;
     let attrs = attributes_before(source, &tokens, fn_at);
     let compute: Vec<&Attr> = attrs.iter().filter(|a| a.name == "compute").collect();

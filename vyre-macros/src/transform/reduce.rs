@@ -1,10 +1,11 @@
 //! Fusion on read for built-in reductions and scans: the element-wise node
 //! that produces a reduction's (or scan's) source is folded into the load
-//! of every generated node that reads the source (`check/reduce.rs` lists
+//! of every generated node that reads the source (`lower/reduce.rs` lists
 //! them), so the source is never written to memory.
 //!
-//! Runs after lowering and before analysis, on the graph's declarations:
-//! when it applies, the producer's node and the source buffer disappear,
+//! Runs first in this stage ([`fuse_reductions`]), on the lowered graph's
+//! declarations, which it then analyses again: when it applies, the
+//! producer's node and the source buffer disappear,
 //! and each reader's kernel is written again with `vyre_load(i)` calling
 //! the producer's entry point (renamed and rebound by the fusion
 //! codegen, `fuse::stage`) for element `i` and returning the value it
@@ -31,13 +32,15 @@ use syn::{Ident, LitStr};
 use super::fuse::{keep_in_register, stage};
 use super::reduce_common::{clone_ref, gid_elementwise, unprefix_structs};
 use super::reduce_pair::{FusedSources, pair_reductions};
-use crate::check::reduce::{Reader, normal};
-use crate::check::reduce_wgsl::Source;
 use crate::check::{Checked, check_kernels};
 use crate::diag::Diagnostics;
+use crate::lower::LoweredGraph;
+use crate::lower::Reader;
+use crate::lower::reduce::normal;
+use crate::lower::wgsl::Source;
 use crate::model::{
-    BindArg, BufferClass, BufferRef, GraphInput, KernelDecl, KernelSource, NodeDecl, NodeItem,
-    SizeDecl,
+    BindArg, BufferClass, BufferRef, GraphAnalysis, GraphInput, KernelDecl, KernelInterface,
+    KernelSource, NodeDecl, NodeItem, SizeDecl,
 };
 
 /// The producer of a source, as the readers will call it.
@@ -60,8 +63,35 @@ struct Producer {
     label: String,
 }
 
+/// Fuses the lowered graph's reductions and scans with their producers
+/// (on read, here), with each other (`reduce_pair.rs`) and with their
+/// consumers (on write, `reduce_write.rs`), then analyses the result
+/// again: the analysis and interfaces the later rewrites work on. Without
+/// generated readers, or with `fuse off;`, `analysis` stays as it is.
+/// `None` (errors in `diag`) when the rewritten graph does not analyse,
+/// which the fusion rules are there to prevent.
+pub fn fuse_reductions(
+    analysis: GraphAnalysis,
+    lowered: LoweredGraph,
+    caps: Capabilities,
+    diag: &mut Diagnostics,
+) -> Option<(GraphAnalysis, Vec<Option<KernelInterface>>)> {
+    let LoweredGraph {
+        mut graph,
+        mut checked,
+        identities,
+        readers,
+    } = lowered;
+    if readers.is_empty() || graph.fuse_off.is_some() {
+        return Some((analysis, checked.interfaces));
+    }
+    fuse_reads(&mut graph, &mut checked, &readers, caps);
+    let fused = crate::analyse::analyse(graph, &checked.interfaces, &identities, diag)?;
+    diag.is_empty().then_some((fused, checked.interfaces))
+}
+
 /// Folds producers into the readers of `readers` where the rules allow.
-pub fn fuse_reads(
+fn fuse_reads(
     graph: &mut GraphInput,
     checked: &mut Checked,
     readers: &[Reader],

@@ -1,21 +1,23 @@
 //! What fusion on read (`reduce.rs`), fusion on write (`reduce_write.rs`)
-//! and paired reductions (`reduce_pair.rs`) share: copying a node's buffer
-//! references, and giving a staged kernel's structs back their names.
+//! and paired reductions (`reduce_pair.rs`) share: finding a generated
+//! node and what it binds, copying a node's buffer references, and giving
+//! a staged kernel's structs back their names.
 
 use super::fuse::{ElementWise, kernel_facts};
-use super::wgsl::{Kind, lex, text as wgsl_text};
 use crate::check::Checked;
-use crate::model::{BufferRef, GraphInput, KernelInterface};
+use crate::model::lex::{Kind, lex, text as wgsl_text};
+use crate::model::{BufferRef, GraphInput, KernelInterface, NodeDecl, NodeItem};
+use syn::Ident;
 
 /// The producer's struct names without the prefix: they are the Rust types
 /// of its bindings, which must stay the user's.
 pub fn unprefix_structs(text: &str, prefix: &str, structs: &[&str]) -> Option<String> {
-    let tokens = lex(text)?;
+    let tokens = lex(text).complete()?;
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for t in &tokens {
         let word = wgsl_text(text, t);
-        if t.kind == Kind::Ident
+        if t.kind == Kind::Word
             && let Some(name) = word.strip_prefix(prefix)
             && structs.contains(&name)
         {
@@ -26,6 +28,41 @@ pub fn unprefix_structs(text: &str, prefix: &str, structs: &[&str]) -> Option<St
     }
     out.push_str(text.get(at..)?);
     Some(out)
+}
+
+/// The index in `graph.items` of the node (outside `repeat`) that runs
+/// `kernel`: a generated node runs the kernel of its own name.
+pub fn node_at(graph: &GraphInput, kernel: &str) -> Option<usize> {
+    graph
+        .items
+        .iter()
+        .position(|it| matches!(it, NodeItem::Node(n) if n.kernel == kernel))
+}
+
+/// The buffer `node` binds through `binding`, when it names one buffer
+/// (not a `ping`/`pong` pair).
+pub fn target(node: &NodeDecl, binding: &str) -> Option<Ident> {
+    node.args
+        .iter()
+        .find(|a| a.binding == binding)
+        .and_then(|a| match &a.target {
+            BufferRef::Name(t) => Some(t.clone()),
+            BufferRef::Alternate { .. } => None,
+        })
+}
+
+/// The buffers a reference may name (both of a `ping`/`pong` pair).
+pub fn names(r: &BufferRef) -> Vec<&Ident> {
+    match r {
+        BufferRef::Name(n) => vec![n],
+        BufferRef::Alternate { a, b, .. } => vec![a, b],
+    }
+}
+
+/// Whether `n` binds `buffer` through any binding (either side of a
+/// `ping`/`pong` pair included).
+pub fn binds(n: &NodeDecl, buffer: &Ident) -> bool {
+    n.args.iter().any(|a| names(&a.target).contains(&buffer))
 }
 
 /// A copy of a node's buffer reference.

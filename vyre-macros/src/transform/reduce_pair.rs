@@ -3,10 +3,10 @@
 //! two buffers, or one of them through a producer fused on read,
 //! `reduce.rs`), their first levels become one node whose kernel reads
 //! element `i` of both sources once and combines *pairs*
-//! (`vec2<T>`, component-wise: `check/reduce_types.rs`), writing one
+//! (`vec2<T>`, component-wise: `lower/types.rs`), writing one
 //! buffer of paired partial results. Each reduction's next level then
 //! reads its component (`.x` or `.y`) of that buffer. The kernels are the
-//! ordinary generated ones (`check/reduce_wgsl.rs`), written for a pair
+//! ordinary generated ones (`lower/wgsl.rs`), written for a pair
 //! type and a [`Source`] that loads both, so each component is combined
 //! in exactly the order of the unpaired reduction: the results are the
 //! same bits.
@@ -28,12 +28,13 @@ use std::collections::{HashMap, HashSet};
 use naga::valid::Capabilities;
 use syn::{Ident, LitStr};
 
-use super::reduce_common::clone_ref;
-use crate::check::reduce::{Reader, normal};
-use crate::check::reduce_types::pair;
-use crate::check::reduce_wgsl::{Generated, Source};
+use super::reduce_common::{binds, clone_ref, node_at, target};
 use crate::check::{Checked, check_kernels};
 use crate::diag::Diagnostics;
+use crate::lower::Reader;
+use crate::lower::reduce::normal;
+use crate::lower::types::pair;
+use crate::lower::wgsl::{Generated, Source};
 use crate::model::{
     BindArg, BufferClass, BufferDecl, BufferRef, Extent, ExtentExpr, GraphInput, KernelDecl,
     KernelInterface, KernelSource, NodeDecl, NodeItem, SizeDecl,
@@ -74,35 +75,11 @@ pub fn pair_reductions(
     }
 }
 
-fn node_at(graph: &GraphInput, kernel: &str) -> Option<usize> {
-    graph
-        .items
-        .iter()
-        .position(|it| matches!(it, NodeItem::Node(n) if n.kernel == kernel))
-}
-
 fn node(graph: &GraphInput, item: usize) -> Option<&NodeDecl> {
     match graph.items.get(item)? {
         NodeItem::Node(n) => Some(n),
         NodeItem::Repeat(_) => None,
     }
-}
-
-fn target(node: &NodeDecl, binding: &str) -> Option<Ident> {
-    node.args
-        .iter()
-        .find(|a| a.binding == binding)
-        .and_then(|a| match &a.target {
-            BufferRef::Name(t) => Some(t.clone()),
-            BufferRef::Alternate { .. } => None,
-        })
-}
-
-fn binds(n: &NodeDecl, buffer: &Ident) -> bool {
-    n.args.iter().any(|a| match &a.target {
-        BufferRef::Name(t) => t == buffer,
-        BufferRef::Alternate { a, b, .. } => a == buffer || b == buffer,
-    })
 }
 
 /// One side of a pair: its source (as fusion left it) and whether it was

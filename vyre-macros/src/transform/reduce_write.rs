@@ -6,7 +6,7 @@
 //! Runs right after fusion on read (`reduce.rs`), on the graph's
 //! declarations. The scan node's kernel stores through statements
 //! `vyre_dst[<index>] = <value>;` (both generators in
-//! `check/reduce_wgsl.rs` do); each becomes
+//! `lower/wgsl.rs` do); each becomes
 //!
 //! ```text
 //! { let vyre_wi = <index>; let vyre_wv = <value>;
@@ -40,12 +40,15 @@ use naga::valid::Capabilities;
 use syn::{Ident, LitStr};
 
 use super::fuse::{keep_in_register, stage};
-use super::reduce_common::{clone_ref, gid_elementwise, unprefix_structs};
-use super::wgsl::{Kind, Token, is_ident, is_punct, lex};
-use crate::check::reduce::{Reader, normal};
-use crate::check::reduce_wgsl::{Generated, Segment, Source};
+use super::reduce_common::{
+    binds, clone_ref, gid_elementwise, names, node_at, target, unprefix_structs,
+};
 use crate::check::{Checked, check_kernels};
 use crate::diag::Diagnostics;
+use crate::lower::Reader;
+use crate::lower::reduce::normal;
+use crate::lower::wgsl::{Generated, Segment, Source};
+use crate::model::lex::{is_punct, is_word, lex, matching_close};
 use vyre_analysis::Access;
 
 use crate::model::{
@@ -84,37 +87,9 @@ pub fn fuse_writes(
     }
 }
 
-fn node_at(graph: &GraphInput, kernel: &str) -> Option<usize> {
-    graph
-        .items
-        .iter()
-        .position(|it| matches!(it, NodeItem::Node(n) if n.kernel == kernel))
-}
-
-fn target(node: &NodeDecl, binding: &str) -> Option<Ident> {
-    node.args
-        .iter()
-        .find(|a| a.binding == binding)
-        .and_then(|a| match &a.target {
-            BufferRef::Name(t) => Some(t.clone()),
-            BufferRef::Alternate { .. } => None,
-        })
-}
-
-fn names(r: &BufferRef) -> Vec<&Ident> {
-    match r {
-        BufferRef::Name(n) => vec![n],
-        BufferRef::Alternate { a, b, .. } => vec![a, b],
-    }
-}
-
 /// Whether `n` binds anything through its kernel's binding `binding`.
 fn binds_as(n: &NodeDecl, binding: &str) -> bool {
     n.args.iter().any(|a| a.binding == binding)
-}
-
-fn binds(n: &NodeDecl, buffer: &Ident) -> bool {
-    n.args.iter().any(|a| names(&a.target).contains(&buffer))
 }
 
 fn fuse_one(
@@ -341,11 +316,11 @@ fn consumer(
 /// and the `vyre_dst` global are gone (`None` if `vyre_dst` is used any
 /// other way, or never stored to).
 fn compose(scan: &str, consumer: &Consumer, keep: bool) -> Option<String> {
-    let tokens = lex(scan)?;
+    let tokens = lex(scan).complete()?;
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     let mut i = 0;
     while let Some(t) = tokens.get(i) {
-        if !is_ident(scan, Some(t), "vyre_dst") || is_punct(tokens.get(i.wrapping_sub(1)), b'.') {
+        if !is_word(scan, Some(t), "vyre_dst") || is_punct(tokens.get(i.wrapping_sub(1)), b'.') {
             i += 1;
             continue;
         }
@@ -367,7 +342,7 @@ fn compose(scan: &str, consumer: &Consumer, keep: bool) -> Option<String> {
         if !is_punct(tokens.get(i + 1), b'[') {
             return None;
         }
-        let close = closing_bracket(&tokens, i + 1)?;
+        let close = matching_close(&tokens, i + 1)?;
         if !is_punct(tokens.get(close + 1), b'=') || is_punct(tokens.get(close + 2), b'=') {
             return None;
         }
@@ -403,22 +378,4 @@ fn compose(scan: &str, consumer: &Consumer, keep: bool) -> Option<String> {
     out.push_str(scan.get(at..)?);
     out.push_str(&consumer.decls);
     Some(out)
-}
-
-/// The `]` matching the `[` at `open`.
-fn closing_bracket(tokens: &[Token], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, t) in tokens.iter().enumerate().skip(open) {
-        match t.kind {
-            Kind::Punct(b'[') => depth += 1,
-            Kind::Punct(b']') => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }

@@ -1,19 +1,41 @@
-//! Stage 4 from start to end ([`transform`]).
+//! Stage 5 from start to end ([`transform`]).
 
 use naga::valid::Capabilities;
 
 use super::fold::{fold, module_facts};
 use super::fuse::{fuse, kernel_facts};
+use super::reduce::fuse_reductions;
 use super::stack::stackable;
+use crate::diag::Diagnostics;
+use crate::lower::LoweredGraph;
 use crate::model::{GraphAnalysis, KernelInterface};
 use crate::timings::Timer;
 
-/// Folds, then (unless `fuse off;`) fuses `analysis`, and says whether
-/// its instances may run stacked (`stack.rs`). `interfaces[k]` is
-/// declared kernel `k`'s (every one reflected, or there would be no
-/// analysis); `caps` are the naga capabilities rewritten kernels are
-/// validated with, as the user's were.
+/// Fuses reductions and scans with their neighbours (unless `fuse off;`,
+/// `reduce.rs`), folds, then fuses element-wise chains of `analysis`, and
+/// says whether its instances may run stacked (`stack.rs`). `lowered` is
+/// the graph `analysis` was made from (every kernel reflected, or there
+/// would be no analysis); `caps` are the naga capabilities rewritten
+/// kernels are validated with, as the user's were. `None` only when the
+/// graph that reductions were fused into fails its analysis (errors in
+/// `diag`).
 pub fn transform(
+    analysis: GraphAnalysis,
+    lowered: LoweredGraph,
+    caps: Capabilities,
+    fuse_on: bool,
+    timer: &Timer,
+    diag: &mut Diagnostics,
+) -> Option<GraphAnalysis> {
+    let (mut analysis, interfaces) = fuse_reductions(analysis, lowered, caps, diag)?;
+    rewrite(&mut analysis, &interfaces, caps, fuse_on, timer);
+    Some(analysis)
+}
+
+/// Folds, then (unless `fuse off;`) fuses element-wise chains of
+/// `analysis`, and says whether its instances may run stacked.
+/// `interfaces[k]` is declared kernel `k`'s.
+fn rewrite(
     analysis: &mut GraphAnalysis,
     interfaces: &[Option<KernelInterface>],
     caps: Capabilities,

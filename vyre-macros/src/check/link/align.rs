@@ -8,7 +8,8 @@ use std::ops::Range;
 
 use wesl::syntax::TranslationUnit;
 
-use crate::check::link::tokens::{decl_name, tokenize};
+use crate::check::link::names::decl_name;
+use crate::model::lex::token_ranges;
 use crate::model::link::UnitInfo;
 
 /// Maps every token of the linked text to the token of the module it came
@@ -83,7 +84,7 @@ fn align_directives(
     pieces: &mut Vec<(Range<usize>, usize, Range<usize>)>,
 ) {
     let words = |t: &str, r: &Range<usize>| -> Vec<String> {
-        tokenize(t.get(r.clone()).unwrap_or_default())
+        token_ranges(t.get(r.clone()).unwrap_or_default())
             .into_iter()
             .filter_map(|w| t.get(r.start + w.start..r.start + w.end).map(str::to_owned))
             .collect()
@@ -108,7 +109,7 @@ fn align_directives(
 
 /// The global directives of `text`, each from its keyword to its `;`.
 pub fn directives(text: &str) -> Vec<Range<usize>> {
-    let tokens = tokenize(text);
+    let tokens = token_ranges(text);
     let word = |i: usize| tokens.get(i).and_then(|r| text.get(r.clone()));
     let mut out = Vec::new();
     let mut depth = 0usize;
@@ -151,11 +152,11 @@ fn align(
         v.into_iter().map(|r| r.start + by..r.end + by).collect()
     };
     let a = shift(
-        tokenize(text.get(here.clone()).unwrap_or_default()),
+        token_ranges(text.get(here.clone()).unwrap_or_default()),
         here.start,
     );
     let b = shift(
-        tokenize(orig.get(there.clone()).unwrap_or_default()),
+        token_ranges(orig.get(there.clone()).unwrap_or_default()),
         there.start,
     );
     let ta = |i: usize| {

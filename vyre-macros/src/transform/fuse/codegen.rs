@@ -22,9 +22,8 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use crate::transform::wgsl::{
-    Kind, Token, attributes_before, builtin_attributes, find_entry, lex, text,
-};
+use crate::model::lex::{Kind, Token, attributes_before, find_entry, lex, matching_close, text};
+use crate::transform::wgsl::builtin_attributes;
 
 /// One member's renamed text.
 #[derive(Debug)]
@@ -48,7 +47,7 @@ pub fn stage(
     shared: &HashMap<String, String>,
     next_binding: &mut u32,
 ) -> Option<StageText> {
-    let tokens = lex(source)?;
+    let tokens = lex(source).complete()?;
     let scope = module_scope(source, &tokens)?;
     if !scope.declared.contains(entry) {
         return None;
@@ -97,7 +96,7 @@ fn module_scope<'s>(source: &'s str, tokens: &[Token]) -> Option<Scope<'s>> {
     let is_punct = |i: usize, c: u8| tok(i).is_some_and(|t| t.kind == Kind::Punct(c));
     let ident = |i: usize| {
         tok(i)
-            .filter(|t| t.kind == Kind::Ident)
+            .filter(|t| t.kind == Kind::Word)
             .map(|t| text(source, t))
     };
     let mut scope = Scope {
@@ -111,7 +110,7 @@ fn module_scope<'s>(source: &'s str, tokens: &[Token]) -> Option<Scope<'s>> {
         match t.kind {
             Kind::Punct(b'{') => depth += 1,
             Kind::Punct(b'}') => depth = depth.checked_sub(1)?,
-            Kind::Ident if depth == 0 && !is_punct(i.wrapping_sub(1), b'@') => {
+            Kind::Word if depth == 0 && !is_punct(i.wrapping_sub(1), b'@') => {
                 match text(source, t) {
                     "enable" | "requires" | "diagnostic" => return None,
                     "fn" | "alias" | "const" | "override" => {
@@ -122,7 +121,7 @@ fn module_scope<'s>(source: &'s str, tokens: &[Token]) -> Option<Scope<'s>> {
                         if !is_punct(i + 2, b'{') {
                             return None;
                         }
-                        let close = matching_brace(tokens, i + 2)?;
+                        let close = matching_close(tokens, i + 2)?;
                         scope.struct_bodies.push(i + 2..close);
                     }
                     "var" => {
@@ -247,7 +246,7 @@ fn rename(
 ) {
     let is_punct = |i: usize, c: u8| tokens.get(i).is_some_and(|t| t.kind == Kind::Punct(c));
     for (i, t) in tokens.iter().enumerate() {
-        if t.kind != Kind::Ident {
+        if t.kind != Kind::Word {
             continue;
         }
         let word = text(source, t);
@@ -279,25 +278,7 @@ fn globals_name<'a>(source: &'a str, tokens: &[Token], var_at: usize) -> Option<
         i += 1;
     }
     let t = tokens.get(i)?;
-    (t.kind == Kind::Ident).then(|| text(source, t))
-}
-
-/// The `}` matching the `{` at `open`.
-fn matching_brace(tokens: &[Token], open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, t) in tokens.iter().enumerate().skip(open) {
-        match t.kind {
-            Kind::Punct(b'{') => depth += 1,
-            Kind::Punct(b'}') => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    (t.kind == Kind::Word).then(|| text(source, t))
 }
 
 /// `3`, `3u`, `3i`.

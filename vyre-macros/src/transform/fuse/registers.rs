@@ -9,24 +9,24 @@
 //! the same length (a "stand-in"; without one, the buffer stays in memory).
 //! Anything else that names it leaves it in memory too.
 
-use crate::transform::wgsl::{Kind, lex, text};
+use crate::model::lex::{Kind, lex, text};
 
 /// Rewrite `source` so that the global `name` (declared by the caller as
 /// `var<private> name: T`) is used as a value: `name[...]` becomes `name`
 /// and `arrayLength(&name)` becomes `arrayLength(&stand_in)`. `None` when a
 /// use is neither.
 pub fn rewrite(source: &str, name: &str, stand_in: &str) -> Option<String> {
-    let tokens = lex(source)?;
+    let tokens = lex(source).complete()?;
     let is_punct = |i: usize, c: u8| tokens.get(i).is_some_and(|t| t.kind == Kind::Punct(c));
     let is_ident = |i: usize, w: &str| {
         tokens
             .get(i)
-            .is_some_and(|t| t.kind == Kind::Ident && text(source, t) == w)
+            .is_some_and(|t| t.kind == Kind::Word && text(source, t) == w)
     };
     let mut edits: Vec<(usize, usize, &str)> = Vec::new();
     let mut i = 0;
     while let Some(t) = tokens.get(i) {
-        if t.kind != Kind::Ident || text(source, t) != name || is_punct(i.wrapping_sub(1), b'.') {
+        if t.kind != Kind::Word || text(source, t) != name || is_punct(i.wrapping_sub(1), b'.') {
             i += 1;
             continue;
         }

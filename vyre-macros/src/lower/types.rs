@@ -1,6 +1,6 @@
 //! The element types of built-in reductions and scans: their WGSL names,
 //! the feature each needs, every operation's identity and the combining
-//! function `vyre_combine`, as WGSL text for `reduce_wgsl.rs`.
+//! function `vyre_combine`, as WGSL text for `wgsl.rs`.
 //!
 //! | type | feature | `sum` | `max` / `min` |
 //! |---|---|---|---|

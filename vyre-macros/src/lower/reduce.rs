@@ -1,6 +1,6 @@
-//! Lowers built-in reductions and scans (`model/reduce.rs`) into generated
-//! kernels (`reduce_wgsl.rs`), intermediate buffers and ordinary nodes,
-//! before the graph is analysed, so that everything after this step
+//! Lowers built-in reductions and scans (`ReduceDecl`, `model/input.rs`)
+//! into generated kernels (`wgsl.rs`), intermediate buffers and ordinary
+//! nodes, before the graph is analysed, so that everything after this step
 //! (analysis, hazards, aliasing, folding, the runtime) sees plain nodes.
 //! The generated kernels go through the same load, validate and reflect
 //! path as the user's.
@@ -16,12 +16,13 @@ use naga::valid::Capabilities;
 use proc_macro2::Span;
 use syn::{Ident, LitStr};
 
-use super::kernels::{Checked, check_kernels};
-use super::reduce_types::{
+use super::types::{
     TYPE_LIST, TYPES, bad_type_message, feature, identity_bytes, missing_kind_message,
     untyped_message,
 };
-use super::reduce_wgsl::{Generated, REDUCE_SEGMENT, Segment, Source, WORKGROUP, scalar};
+use super::wgsl::{Generated, REDUCE_SEGMENT, Segment, Source, WORKGROUP, scalar};
+use super::{LoweredGraph, Reader};
+use crate::check::{Checked, check_kernels};
 use crate::diag::Diagnostics;
 use crate::model::{
     BindArg, BufferClass, BufferDecl, BufferRef, Extent, ExtentExpr, GraphInput, KernelDecl,
@@ -42,44 +43,27 @@ struct Lowered {
     ty: &'static str,
 }
 
-/// A generated node and the buffer it reads through its `src` global: the
-/// reduction's or scan's own source (`first`: what fusion on read may
-/// rewrite) or a buffer of partial results of an earlier level.
-pub struct Reader {
-    /// The buffer it reads through `src`.
-    pub src: Ident,
-    /// The node's label (also its kernel's name).
-    pub node: String,
-    /// Its kernel, to be written again for another source.
-    pub kernel: Generated,
-    /// The graph declares `features [subgroups]` ([`Source::subgroups`]).
-    pub subgroups: bool,
-    /// It reads the reduction's or scan's own source.
-    pub first: bool,
-}
-
-/// Replaces every reduction and scan of `graph` by generated kernels (checked
-/// into `checked`, one interface per kernel as for the user's), buffers and
+/// The graph with every reduction and scan replaced by generated kernels
+/// (checked as the user's are, one interface per kernel), buffers and
 /// nodes in its place; errors go to `diag`.
 pub fn lower_reductions(
-    graph: &mut GraphInput,
-    checked: &mut Checked,
+    mut graph: GraphInput,
+    mut checked: Checked,
     caps: Capabilities,
     diag: &mut Diagnostics,
-) -> Vec<Reader> {
+) -> LoweredGraph {
     let decls = std::mem::take(&mut graph.reductions);
     let mut lowered = Vec::new();
     let mut readers = Vec::new();
+    let mut identities = Vec::new();
     let mut failed = Vec::new();
     for decl in decls {
-        match lower_one(graph, checked, &decl, caps) {
+        match lower_one(&graph, &checked, &decl, caps) {
             Ok(l) => {
                 // An empty source at n = 0 reduces to the identity.
-                let empty = buffer(graph, &decl.src).is_ok_and(|b| b.len.extent.eval(0) == 0);
+                let empty = buffer(&graph, &decl.src).is_ok_and(|b| b.len.extent.eval(0) == 0);
                 if decl.kind == ReduceKind::Reduce && empty {
-                    graph
-                        .identities
-                        .push((decl.dst.clone(), identity_bytes(decl.op, l.ty)));
+                    identities.push((decl.dst.clone(), identity_bytes(decl.op, l.ty)));
                 }
                 lowered.push(l);
             }
@@ -103,7 +87,12 @@ pub fn lower_reductions(
             .items
             .splice(at..at, l.nodes.into_iter().map(NodeItem::Node));
     }
-    readers
+    LoweredGraph {
+        graph,
+        checked,
+        identities,
+        readers,
+    }
 }
 
 fn lower_one(

@@ -1,5 +1,5 @@
 //! The WGSL of the kernels that reductions and scans lower to
-//! (`check/reduce.rs`), as plain text. Two kernels, each a workgroup of 256
+//! (`lower/reduce.rs`), as plain text. Two kernels, each a workgroup of 256
 //! invocations working on one *segment* of its source (`SEG` elements from
 //! `workgroup_id.x * SEG`), so that the same input always combines in the
 //! same order, whatever the adapter:
@@ -28,8 +28,8 @@
 //! Float `max`/`min` return NaN when any element is NaN, and order `-0`
 //! below `+0`; integer `sum` wraps (WGSL's `+`).
 
-pub use super::reduce_types::scalar;
-use super::reduce_types::{combine, hoist_enables, identity};
+pub use super::types::scalar;
+use super::types::{combine, hoist_enables, identity};
 use crate::model::{ReduceKind, ReduceOp};
 
 /// Invocations per workgroup of every generated kernel.
