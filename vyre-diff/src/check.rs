@@ -8,7 +8,7 @@ use crate::case::{Case, Want};
 use crate::compare::{Outputs, differs, items, outputs, same_bits};
 use crate::ctx::Ctx;
 use crate::modes::{
-    FOLD, Loops, Ran, again, batch, inputs, record, resident, root, run, run_async, run_full, sizes,
+    FOLD, Loops, Ran, batch, inputs, record, resident, root, run, run_async, run_full, sizes,
 };
 
 /// A typed call of the generated graph's API at a size: outputs as bytes.
@@ -29,6 +29,9 @@ pub struct Api<'a> {
     /// `run_batch`.
     pub batch: Option<TypedBatch<'a>>,
 }
+
+/// One instance's result in a batch, `None` where it is not compared.
+type Instanced = Option<Result<Outputs, BackendError>>;
 
 /// What a run gave against what it must give: `None` when they agree.
 fn verdict(got: &Ran, want: &Want, names: &[String], n: u64) -> Option<String> {
@@ -129,10 +132,10 @@ pub fn check(
             ctx.runs += 1;
             if let Some(what) = verdict(&got, &want, &names, n) {
                 ctx.fail(case, mode, n, what);
-            } else if let (Some(bits), true) = (&bits, mode != "unfused run") {
-                if let Some(what) = verdict(&got, bits, &names, n) {
-                    ctx.fail(case, &format!("{mode} against unfused"), n, what);
-                }
+            } else if let (Some(bits), true) = (&bits, mode != "unfused run")
+                && let Some(what) = verdict(&got, bits, &names, n)
+            {
+                ctx.fail(case, &format!("{mode} against unfused"), n, what);
             }
         }
     }
@@ -199,7 +202,7 @@ fn streams(
         .map(|k| (65, inputs(case, 65, ctx.round + 1 + k)))
         .collect();
     let every = |v: Vec<Result<Outputs, BackendError>>| v.into_iter().map(Some).collect();
-    let mut runs: Vec<(&str, Vec<Option<Result<Outputs, BackendError>>>, &[_])> = vec![
+    let mut runs: Vec<(&str, Vec<Instanced>, &[_])> = vec![
         (
             "run_batch mixed sizes",
             every(batch(fused, instances, None)),
@@ -253,7 +256,7 @@ fn typed_batch(
     graph: &Graph,
     instances: &[(u64, Vec<Vec<u8>>)],
     oracle: Oracle<'_>,
-) -> Vec<Option<Result<Outputs, BackendError>>> {
+) -> Vec<Instanced> {
     let ran = match f(instances) {
         Err(e) if instances.iter().any(|(n, _)| graph.grew_for(root(&e), *n)) => f(instances),
         r => r,

@@ -20,6 +20,9 @@ pub use check::{Api, Oracle, TypedAt, TypedBatch};
 pub use compare::Outputs;
 pub use ctx::Ctx;
 
+/// The oracle of a case module frozen before [`Want`]: outputs only.
+pub type OutputsOracle<'a> = &'a dyn Fn(usize, &[Vec<u8>]) -> Vec<Expected>;
+
 /// The typed `run` of a case module written before the typed API's other
 /// calls were compared (`regressions/`).
 pub type Typed<'a> = &'a dyn Fn(&[Vec<u8>]) -> Result<Outputs, BackendError>;
@@ -54,7 +57,7 @@ impl Ctx {
         fused: &Graph,
         unfused: &Graph,
         typed: Typed<'_>,
-        oracle: &dyn Fn(usize, &[Vec<u8>]) -> Vec<Expected>,
+        oracle: OutputsOracle<'_>,
     ) {
         let run = |_: u64, i: &[Vec<u8>]| typed(i);
         let api = Api {

@@ -190,10 +190,10 @@ struct Scope<'a> {
     constant: bool,
 }
 
-/// An element-wise node writing a new buffer, or updating the inout.
-fn map(r: &mut Rng, g: &mut Graph) -> Node {
-    let inout = g.buffers.iter().position(|b| b.class == Class::InOut);
-    let in_place = inout.filter(|_| r.chance(25));
+/// The buffers an element-wise node reads: 1 to 3 readable ones (not
+/// `in_place`), now and then the input of struct elements and a
+/// reduction's one value (read at element 0).
+fn slots(r: &mut Rng, g: &Graph, in_place: Option<usize>) -> Vec<usize> {
     let mut pool = g.readable();
     pool.retain(|&b| Some(b) != in_place);
     // The input of struct elements now and then.
@@ -218,6 +218,14 @@ fn map(r: &mut Rng, g: &mut Graph) -> Node {
     {
         slots.push(s);
     }
+    slots
+}
+
+/// An element-wise node writing a new buffer, or updating the inout.
+fn map(r: &mut Rng, g: &mut Graph) -> Node {
+    let inout = g.buffers.iter().position(|b| b.class == Class::InOut);
+    let in_place = inout.filter(|_| r.chance(25));
+    let slots = slots(r, g, in_place);
     let (dst, ty) = match in_place {
         Some(v) => (v, g.buffers[v].ty),
         None => {
