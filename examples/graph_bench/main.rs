@@ -267,7 +267,7 @@ fn print(rows: &[Row], bfs_rows: &[bfs_bench::BfsRow], (hit_ns, locked_hit_ns): 
     }
     bfs_bench::print(bfs_rows);
     println!(
-        "plan-cache hit: {hit_ns:.1} ns (BatchDispatchPlanCache::lookup), {locked_hit_ns:.1} ns (Graph::plan: lock + lookup)"
+        "plan-cache hit: {hit_ns:.1} ns (the plan cache's lookup), {locked_hit_ns:.1} ns (Graph::plan: lock + lookup)"
     );
 }
 

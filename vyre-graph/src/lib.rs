@@ -13,7 +13,8 @@
 //!   back, all mapped after one wait.
 //! - [`GpuDispatchGraph`] is the seed API: an ordered list of ops dispatched
 //!   with one submission.
-//! - [`plan`] holds the launch-plan cache ([`BatchDispatchPlanCache`]).
+//! - [`Graph::plan`] returns the launch plan ([`BatchDispatchPlan`]) of a
+//!   problem size, from the graph's plan cache.
 //!
 //! ## Example
 //!
@@ -64,7 +65,7 @@
 //! also none inside a layer):
 //!
 //! 1. `spec/`: the static description ([`spec`]), options, errors, grid
-//!    arithmetic ([`grid`]) and the plan data ([`plan`]'s types): plain
+//!    arithmetic ([`grid`]) and the plan data ([`BatchDispatchPlan`]): plain
 //!    data, no device;
 //! 2. `device/`: [`Gpu`], pipelines, resident buffers and textures, host
 //!    feeds and sinks, reading device memory back;
@@ -117,7 +118,7 @@ mod describe;
 mod device;
 mod dot;
 mod graph;
-pub mod plan;
+mod plan;
 mod run;
 mod seed;
 pub mod spec;
@@ -129,11 +130,10 @@ pub use describe::{BufferDescription, Description, NodeDescription};
 pub use device::buffer::GpuBufferHandle;
 pub use device::counters::GpuCounters;
 pub use device::gpu::{AdapterSummary, Gpu, GpuOptions};
-pub use device::io::{Feed, GpuResource, Headed, HeadedInput, Input, OwnedFeed, Sink, VecSink};
+pub use device::io::{Feed, GpuResource, Headed, Input, Sink, VecSink};
 pub use device::pipeline::WgpuPipeline;
 pub use device::texture_handle::GpuTextureHandle;
 pub use graph::Graph;
-pub use plan::{BatchDispatchPlan, BatchDispatchPlanCache, PlanLookup, Topology};
 pub use run::batch::{BatchReport, Instance};
 #[cfg(feature = "profiler")]
 pub use run::profiler::ProfilerScope;
@@ -143,6 +143,7 @@ pub use run::trace::Trace;
 pub use seed::dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
 pub use spec::config::{DispatchConfig, GridStride, LoopBound, MAX_STRIDE_STEPS, StreamDepth};
 pub use spec::error::{BackendError, DRIVER_SETUP_HINT, Result};
+pub use spec::plan::{BatchDispatchPlan, Topology};
 pub use spec::transfer::TransferOptions;
 /// The `wgpu-profiler` that [`ProfilerScope`] takes (feature `profiler`).
 #[cfg(feature = "profiler")]
@@ -209,11 +210,13 @@ pub use wgpu;
 /// any release.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::device::io::{append_scratch, read_appended, resize_vec};
+    pub use crate::device::io::{
+        HeadedInput, OwnedFeed, append_scratch, read_appended, resize_vec,
+    };
     pub use crate::spec::*;
     pub use crate::{
         BackendError, Description, DispatchConfig, Feed, Gpu, GpuBufferHandle, GpuTextureHandle,
-        Graph, Headed, HeadedInput, Input, Instance, OwnedFeed, RecordedRun, RunReport, Sink,
+        Graph, Headed, Input, Instance, RecordedRun, RunReport, Sink,
     };
     pub use bytemuck;
     pub use half;
@@ -236,6 +239,13 @@ pub mod __private {
     /// return [`BackendError::BackendPanicked`] and leave `gpu` usable).
     pub fn inject_backend_panics(gpu: &Gpu, count: usize) {
         gpu.inject_backend_panics(count);
+    }
+
+    /// For `graph_bench`, not an API: nanoseconds per hit of the plan
+    /// cache's lookup (the cache is the crate's own), over `iterations`
+    /// lookups into a cache of 32 plans.
+    pub fn plan_cache_hit_ns(iterations: u64) -> f64 {
+        crate::spec::plan::lookup_hit_ns(iterations)
     }
 
     /// The element type of an output in the placeholder `graph!` emits

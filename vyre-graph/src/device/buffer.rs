@@ -80,7 +80,11 @@ impl GpuBufferHandle {
     ///
     /// # Errors
     /// As [`GpuBufferHandle::zeroed`].
-    pub fn zeroed_with_usage(gpu: &Gpu, size: u64, usage: wgpu::BufferUsages) -> Result<Self> {
+    pub(crate) fn zeroed_with_usage(
+        gpu: &Gpu,
+        size: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<Self> {
         // An empty buffer stays empty (`size()` 0, read back as nothing),
         // backed by one word: wgpu makes no empty storage buffer.
         let logical = size.next_multiple_of(4);

@@ -225,45 +225,6 @@ impl<H: Pod, T: Pod> Default for Headed<H, T> {
     }
 }
 
-impl<H: Pod, T: Pod> Headed<H, T> {
-    /// A zeroed host image of the buffer with `len` elements (header
-    /// first), to read back into. A failed allocation is an error.
-    #[doc(hidden)]
-    pub fn scratch(len: usize, buffer: &str) -> Result<Vec<u8>> {
-        let bytes = len
-            .checked_mul(size_of::<T>())
-            .and_then(|b| b.checked_add(size_of::<H>()));
-        let mut v: Vec<u8> = Vec::new();
-        match bytes {
-            Some(bytes) if v.try_reserve_exact(bytes).is_ok() => {
-                v.extend(std::iter::repeat_n(0, bytes));
-                Ok(v)
-            }
-            _ => Err(BackendError::HostAllocationFailed {
-                buffer: buffer.to_string(),
-                bytes: bytes.map_or(u64::MAX, |b| b as u64),
-            }),
-        }
-    }
-
-    /// Replaces the contents with a host image of the buffer (header
-    /// first), keeping the vector's capacity.
-    #[doc(hidden)]
-    pub fn read_from(&mut self, bytes: &[u8]) {
-        let split = size_of::<H>().min(bytes.len());
-        let (head, body) = bytes.split_at(split);
-        if head.len() == size_of::<H>() {
-            self.header = bytemuck::pod_read_unaligned(head);
-        }
-        let size = size_of::<T>().max(1);
-        self.elements.clear();
-        self.elements.extend(
-            body.chunks_exact(size)
-                .map(bytemuck::pod_read_unaligned::<T>),
-        );
-    }
-}
-
 impl<H: Pod + Send + Sync, T: Pod + Send + Sync> Receive for Headed<H, T> {
     fn element_size(&self) -> usize {
         size_of::<T>()

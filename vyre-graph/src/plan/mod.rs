@@ -6,30 +6,9 @@
 //! The runtime turns a [`LaunchRecommendation`] and a [`PlanConfig`] into a
 //! [`BatchDispatchPlan`], and keeps plans (or richer values that own GPU
 //! buffers) in a [`PlanCache`]: a least-recently-used cache keyed by problem
-//! size.
-//!
-//! ```
-//! use vyre_graph::plan::{
-//!     BatchDispatchPlan, BatchDispatchPlanCache, LaunchRecommendation, PlanConfig, Topology,
-//! };
-//!
-//! let config = PlanConfig::default().with_device_memory_budget_bytes(1 << 20);
-//! let recommendation = LaunchRecommendation {
-//!     worker_groups: 16,
-//!     hit_capacity: 16 * 64,
-//!     estimated_peak_device_bytes: 4096,
-//!     topology: Topology::Chain,
-//! };
-//! let plan = BatchDispatchPlan::new(1000, &recommendation, &config);
-//! assert!(plan.fits_budget());
-//!
-//! let mut cache = BatchDispatchPlanCache::default();
-//! assert!(cache.lookup(1000).is_none());
-//! cache.insert_plan(plan);
-//! let found = cache.lookup(1000).expect("cached");
-//! assert!(found.cache_hit);
-//! assert_eq!(found.plan, plan);
-//! ```
+//! size. Of these only [`BatchDispatchPlan`] (what `Graph::plan` returns)
+//! and its [`Topology`] are public, at the crate's root; the cache is the
+//! crate's own.
 //!
 //! # The planning layer
 //!
@@ -75,7 +54,4 @@ pub(crate) mod tracks;
 pub(crate) mod trips;
 pub(crate) mod validate;
 
-pub use crate::spec::plan::{
-    BatchDispatchPlan, BatchDispatchPlanCache, DEFAULT_PLAN_CACHE_CAPACITY, LaunchRecommendation,
-    PlanCache, PlanConfig, PlanLookup, Topology,
-};
+pub(crate) use crate::spec::plan::{BatchDispatchPlan, DEFAULT_PLAN_CACHE_CAPACITY};

@@ -72,7 +72,7 @@ impl BufferSpec {
     /// Elements for problem size `n`: `len(n)`, a texture's
     /// `width * height` texels, 0 for a sampler.
     #[must_use]
-    pub fn elements(&self, n: u64) -> u64 {
+    pub(crate) fn elements(&self, n: u64) -> u64 {
         match &self.texture {
             None => self.len.eval(n),
             Some(TextureResource::Texture(shape)) => shape.texels(n),
@@ -82,7 +82,7 @@ impl BufferSpec {
 
     /// The texture's shape, if it is a texture.
     #[must_use]
-    pub fn texture_shape(&self) -> Option<&TextureShape> {
+    pub(crate) fn texture_shape(&self) -> Option<&TextureShape> {
         match &self.texture {
             Some(TextureResource::Texture(shape)) => Some(shape),
             _ => None,
@@ -93,14 +93,5 @@ impl BufferSpec {
     #[must_use]
     pub fn is_sampler(&self) -> bool {
         matches!(self.texture, Some(TextureResource::Sampler(_)))
-    }
-
-    /// Whole elements in `bytes` bytes of this buffer (the header first),
-    /// `None` when `bytes` is shorter than the header or not whole elements.
-    #[must_use]
-    pub fn elements_in(&self, bytes: u64) -> Option<u64> {
-        let body = bytes.checked_sub(u64::from(self.header_bytes))?;
-        let size = u64::from(self.element_size.max(1));
-        body.is_multiple_of(size).then_some(body / size)
     }
 }

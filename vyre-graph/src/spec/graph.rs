@@ -77,7 +77,7 @@ pub struct LoopSpec {
 impl LoopSpec {
     /// The loop containing node `node`, and the iteration, if any.
     #[must_use]
-    pub fn iteration_of(&self, node: usize) -> Option<usize> {
+    pub(crate) fn iteration_of(&self, node: usize) -> Option<usize> {
         self.iterations
             .iter()
             .position(|it| (it.first_node..it.first_node + it.nodes).contains(&node))
@@ -104,7 +104,7 @@ impl GraphSpec {
     /// clears its count when the run starts and reads it after the pass, so
     /// its memory must hold nothing else in the meantime).
     #[must_use]
-    pub fn alias_keys(&self) -> Vec<u64> {
+    pub(crate) fn alias_keys(&self) -> Vec<u64> {
         let sharing: Vec<vyre_analysis::Sharing<&TextureResource>> = self
             .buffers
             .iter()

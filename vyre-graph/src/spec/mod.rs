@@ -17,7 +17,8 @@
 //! and out, [`TransferOptions`](crate::TransferOptions), `transfer.rs`),
 //! every error ([`BackendError`](crate::BackendError), `error.rs`),
 //! workgroup grid arithmetic ([`grid`]) and the launch-plan data and cache
-//! ([`plan`](crate::plan), `plan.rs`).
+//! (`plan.rs`: [`BatchDispatchPlan`](crate::BatchDispatchPlan) is public,
+//! the cache is the crate's own).
 //!
 //! It imports nothing else of the crate (only `std`, `wgpu`'s plain types
 //! and `vyre-analysis`); it must never name a device, a buffer that exists
@@ -45,8 +46,9 @@ pub use extent::Extent;
 pub use feature::Feature;
 pub use graph::{GraphSpec, LoopIteration, LoopSpec, Until};
 pub use kernel::{BindingKind, BindingSpec, GridFold, KernelSpec, OverrideValue};
-pub use node::{DispatchSize, FusedGroup, GRID_STRIDE_GROUP, NodeBinding, NodeSpec, ScheduleSpec};
+pub(crate) use node::GRID_STRIDE_GROUP;
+pub use node::{DispatchSize, FusedGroup, NodeBinding, NodeSpec, ScheduleSpec};
 pub use texel::{SampleType, TexelFormat, TextureAccess, TextureDimension};
 pub use texture::{AddressMode, Filter, SamplerSpec, TextureResource, TextureShape};
 pub use vyre_analysis::{Access, BufferClass};
-pub use wgpu::{FormatFlag, ToWgpu, ViewDimension, all_wgpu_features};
+pub(crate) use wgpu::{FormatFlag, ToWgpu, ViewDimension, all_wgpu_features};

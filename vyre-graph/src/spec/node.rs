@@ -86,7 +86,7 @@ pub struct FusedGroup {
     /// loop), so the runtime may launch fewer workgroups than the plain
     /// grid has: see [`crate::GridStride`]. It loops over the plain grid's
     /// invocations, whose count it reads from `.x` of a 16-byte uniform at
-    /// binding 0 of group [`GRID_STRIDE_GROUP`], which the runtime binds.
+    /// binding 0 of group 1 (`GRID_STRIDE_GROUP`), which the runtime binds.
     /// `None`: the group always runs on its plain grid.
     pub grid_stride_entry: Option<Cow<'static, str>>,
 }

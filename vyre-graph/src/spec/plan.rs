@@ -1,8 +1,9 @@
 //! The launch-plan data ([`BatchDispatchPlan`], made from a
 //! [`LaunchRecommendation`] and a [`PlanConfig`]) and the least-recently-used
-//! cache keyed by problem size ([`PlanCache`]); public as
-//! [`vyre_graph::plan`](crate::plan), whose page has an example. Plain
-//! data: the launch plans that own device buffers are `plan/launch.rs`'s.
+//! cache keyed by problem size ([`PlanCache`]). Only [`BatchDispatchPlan`]
+//! and [`Topology`] are public (what `Graph::plan` and a run's report
+//! carry); the cache is the crate's own, as in the seed. Plain data: the
+//! launch plans that own device buffers are `plan/launch.rs`'s.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -10,16 +11,6 @@ use std::collections::{BinaryHeap, HashMap};
 use smallvec::SmallVec;
 
 /// Shape of a graph's dependency structure.
-///
-/// ```
-/// use vyre_graph::plan::Topology;
-///
-/// assert_eq!(Topology::classify(&[]), Topology::Empty);
-/// assert_eq!(Topology::classify(&[1]), Topology::Single);
-/// assert_eq!(Topology::classify(&[1, 1, 1]), Topology::Chain);
-/// assert_eq!(Topology::classify(&[4]), Topology::Parallel);
-/// assert_eq!(Topology::classify(&[1, 2, 1]), Topology::Dag);
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Topology {
@@ -41,7 +32,7 @@ impl Topology {
     ///
     /// Levels with no nodes are ignored, so `[1, 0, 1]` is a
     /// [`Chain`](Topology::Chain) and `[0]` is [`Empty`](Topology::Empty).
-    pub fn classify(level_widths: &[usize]) -> Topology {
+    pub(crate) fn classify(level_widths: &[usize]) -> Topology {
         let mut levels = 0usize;
         let mut nodes = 0usize;
         let mut widest = 0usize;
@@ -63,7 +54,7 @@ impl Topology {
 /// What planning recommends for a problem size; computed by the runtime from
 /// the graph's kernels and the device's limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct LaunchRecommendation {
+pub(crate) struct LaunchRecommendation {
     /// Workgroups along x for the largest node's grid.
     pub worker_groups: u32,
     /// Results a launch can emit: in a graph with append buffers, the sum of
@@ -79,23 +70,9 @@ pub struct LaunchRecommendation {
 
 /// Seed values and limits a plan is made under.
 ///
-/// The struct is `#[non_exhaustive]`; outside this crate build it from
-/// [`PlanConfig::default`] and the `with_*` methods.
-///
-/// ```
-/// use vyre_graph::plan::PlanConfig;
-///
-/// let config = PlanConfig::default()
-///     .with_workgroup_size_x(256)
-///     .with_device_memory_budget_bytes(64 << 20);
-/// assert_eq!(config.worker_groups, 1);
-/// assert_eq!(config.hit_capacity, 0);
-/// assert_eq!(config.workgroup_size_x, 256);
-/// assert_eq!(config.device_memory_budget_bytes, 64 << 20);
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct PlanConfig {
+pub(crate) struct PlanConfig {
     /// Seed number of worker groups, used before any recommendation exists
     /// (default 1).
     pub worker_groups: u32,
@@ -121,6 +98,7 @@ impl Default for PlanConfig {
 impl PlanConfig {
     /// Returns the config with the seed number of worker groups replaced.
     #[must_use]
+    #[cfg(test)]
     pub fn with_worker_groups(mut self, worker_groups: u32) -> Self {
         self.worker_groups = worker_groups;
         self
@@ -128,6 +106,7 @@ impl PlanConfig {
 
     /// Returns the config with the seed hit capacity replaced.
     #[must_use]
+    #[cfg(test)]
     pub fn with_hit_capacity(mut self, hit_capacity: u64) -> Self {
         self.hit_capacity = hit_capacity;
         self
@@ -154,22 +133,6 @@ impl PlanConfig {
 /// `hit_capacity` is the number of invocations the largest node's grid covers
 /// (`worker_groups × workgroup_size_x`); the runtime's recommendation keeps it
 /// at least `queue_len`.
-///
-/// ```
-/// use vyre_graph::plan::{BatchDispatchPlan, LaunchRecommendation, PlanConfig, Topology};
-///
-/// let recommendation = LaunchRecommendation {
-///     worker_groups: 2,
-///     hit_capacity: 128,
-///     estimated_peak_device_bytes: 2048,
-///     topology: Topology::Single,
-/// };
-/// let config = PlanConfig::default().with_device_memory_budget_bytes(1024);
-/// let plan = BatchDispatchPlan::new(100, &recommendation, &config);
-/// assert_eq!(plan.worker_groups, 2);
-/// assert_eq!(plan.workgroup_size_x, 64);
-/// assert!(!plan.fits_budget());
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BatchDispatchPlan {
     /// Problem size the plan was made for; the cache key.
@@ -198,7 +161,11 @@ impl BatchDispatchPlan {
     /// `worker_groups`, `hit_capacity`, `estimated_peak_device_bytes` and
     /// `topology` come from the recommendation (not from the config's seed
     /// values); `workgroup_size_x` and the memory budget come from the config.
-    pub fn new(queue_len: u64, recommendation: &LaunchRecommendation, config: &PlanConfig) -> Self {
+    pub(crate) fn new(
+        queue_len: u64,
+        recommendation: &LaunchRecommendation,
+        config: &PlanConfig,
+    ) -> Self {
         Self {
             queue_len,
             worker_groups: recommendation.worker_groups,
@@ -220,7 +187,7 @@ impl BatchDispatchPlan {
 
 /// Result of a plan-cache lookup, for telemetry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PlanLookup {
+pub(crate) struct PlanLookup {
     /// The plan found (or, for a miss recorded by the caller, the plan made).
     pub plan: BatchDispatchPlan,
     /// Whether the plan came from the cache.
@@ -230,7 +197,7 @@ pub struct PlanLookup {
 }
 
 /// Default number of problem sizes a [`PlanCache`] keeps.
-pub const DEFAULT_PLAN_CACHE_CAPACITY: usize = 32;
+pub(crate) const DEFAULT_PLAN_CACHE_CAPACITY: usize = 32;
 
 /// One live cache entry.
 #[derive(Clone, Debug)]
@@ -262,20 +229,8 @@ struct Entry<V> {
 /// renumbered `0..len` in their current recency order, the clock restarts at
 /// `len` and the heap is rebuilt. Unlike resetting every entry to one tick,
 /// this keeps the least-recently-used order exact across the rebase.
-///
-/// ```
-/// use vyre_graph::plan::PlanCache;
-///
-/// let mut cache = PlanCache::new(2);
-/// assert!(cache.insert(1, "one").is_empty());
-/// assert!(cache.insert(2, "two").is_empty());
-/// assert_eq!(cache.get(1), Some(&"one")); // 1 is now the most recent
-/// let evicted = cache.insert(3, "three"); // so 2 goes
-/// assert_eq!(evicted.as_slice(), &[(2, "two")]);
-/// assert_eq!(cache.keys_by_recency(), vec![3, 1]);
-/// ```
 #[derive(Clone, Debug)]
-pub struct PlanCache<V> {
+pub(crate) struct PlanCache<V> {
     capacity: usize,
     entries: HashMap<u64, Entry<V>>,
     heap: BinaryHeap<Reverse<(u64, u64)>>,
@@ -316,16 +271,19 @@ impl<V> PlanCache<V> {
     }
 
     /// Whether the cache has no entries.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
     /// Number of entries, saturating at `u16::MAX` (for compact telemetry).
+    #[cfg(test)]
     pub fn len_u16(&self) -> u16 {
         u16::try_from(self.entries.len()).unwrap_or(u16::MAX)
     }
 
     /// Whether `key` is cached. Does not change recency.
+    #[cfg(test)]
     pub fn contains(&self, key: u64) -> bool {
         self.entries.contains_key(&key)
     }
@@ -413,6 +371,7 @@ impl<V> PlanCache<V> {
     }
 
     /// The cached keys, most recently used first. For tests and debugging.
+    #[cfg(test)]
     pub fn keys_by_recency(&self) -> Vec<u64> {
         let mut keyed: Vec<(u64, u64)> = self
             .entries
@@ -426,6 +385,7 @@ impl<V> PlanCache<V> {
     /// Number of records in the eviction heap, live and stale. For tests of
     /// heap compaction.
     #[doc(hidden)]
+    #[cfg(test)]
     pub fn heap_len(&self) -> usize {
         self.heap.len()
     }
@@ -514,7 +474,7 @@ impl<V> PlanCache<V> {
 }
 
 /// The seed's cache of launch plans, keyed by `queue_len`.
-pub type BatchDispatchPlanCache = PlanCache<BatchDispatchPlan>;
+pub(crate) type BatchDispatchPlanCache = PlanCache<BatchDispatchPlan>;
 
 impl PlanCache<BatchDispatchPlan> {
     /// Caches `plan` under its `queue_len`; returns what was let go of (see
@@ -539,6 +499,32 @@ impl PlanCache<BatchDispatchPlan> {
             cache_entries: self.len(),
         })
     }
+}
+
+/// Nanoseconds per hit of [`BatchDispatchPlanCache::lookup`], over
+/// `iterations` lookups into a cache of 32 plans: what `graph_bench`
+/// reports as the plan cache's own cost (the cache is not public).
+pub(crate) fn lookup_hit_ns(iterations: u64) -> f64 {
+    use std::hint::black_box;
+    let mut cache = BatchDispatchPlanCache::default();
+    let recommendation = LaunchRecommendation::default();
+    for n in 0..32u64 {
+        cache.insert_plan(BatchDispatchPlan::new(
+            1024 + n,
+            &recommendation,
+            &PlanConfig::default(),
+        ));
+    }
+    let start = std::time::Instant::now();
+    let mut hits = 0u64;
+    for i in 0..iterations {
+        if cache.lookup(black_box(1024 + (i & 31))).is_some() {
+            hits += 1;
+        }
+    }
+    let ns = start.elapsed().as_nanos() as f64 / iterations.max(1) as f64;
+    assert_eq!(hits, iterations, "every lookup of a cached size hits");
+    ns
 }
 
 #[cfg(test)]

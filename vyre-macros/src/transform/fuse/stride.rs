@@ -20,7 +20,7 @@
 //! bound buffer is the extent only for some graphs.
 
 /// The group and binding of the invocation count the loop runs to (as
-/// `vyre_graph::spec::GRID_STRIDE_GROUP` says at run time).
+/// `GRID_STRIDE_GROUP` in `vyre-graph/src/spec/node.rs` says at run time).
 pub const GROUP: u32 = 1;
 
 /// The loop entry point `{entry}_stride`, to append to the fused text
