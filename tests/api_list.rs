@@ -91,10 +91,13 @@ fn statements(code: &str) -> Vec<Statement> {
         } else if depth == 0 && !trimmed.is_empty() {
             attributes.clear();
         }
+        let mut in_use = false;
         if let Some(text) = &current {
-            // A `pub use a::{b, c};` ends at its `;`, an item at its first
-            // `{` or `;` outside a use list.
+            // A `pub use a::{b, c};` ends at its `;` (its braces balance,
+            // so its lines are not counted), an item at its first `{` or
+            // `;` or `(`.
             let is_use = text.starts_with("pub use ");
+            in_use = is_use;
             let end = if is_use {
                 text.find(';')
             } else {
@@ -110,6 +113,9 @@ fn statements(code: &str) -> Vec<Statement> {
             } else {
                 continue;
             }
+        }
+        if in_use {
+            continue;
         }
         for c in line.chars() {
             match c {

@@ -20,7 +20,7 @@ use crate::run::encode::Scopes;
 use crate::run::encode::encoder;
 use crate::run::readback::Scatter;
 use crate::run::report::RunReport;
-use crate::run::started::Started;
+use crate::run::started::{EncoderUse, Io, Started};
 use crate::spec::config::DispatchConfig;
 use crate::spec::error::{BackendError, Result};
 
@@ -107,7 +107,7 @@ impl Graph {
                 let mut rest = &indices[..];
                 while !rest.is_empty() {
                     let (chunk, tail) = rest.split_at(self.stack_fits(n, rest.len(), config));
-                    self.run_stacked(n, chunk, instances, config, (&mut results, &mut report));
+                    self.run_stacked(n, chunk, instances, config, &mut results, &mut report);
                     rest = tail;
                 }
             }
@@ -118,7 +118,7 @@ impl Graph {
         while !rest.is_empty() {
             let count = self.copies_fit(&rest, instances, config);
             let tail = rest.split_off(count);
-            self.run_copies(&rest, instances, config, (&mut results, &mut report));
+            self.run_copies(&rest, instances, config, &mut results, &mut report);
             rest = tail;
         }
         report.runs = results
@@ -206,7 +206,8 @@ impl Graph {
         chunk: &[usize],
         instances: &mut [Instance<'_>],
         config: &DispatchConfig,
-        (results, report): (&mut Results, &mut BatchReport),
+        results: &mut Results,
+        report: &mut BatchReport,
     ) {
         let mut picked = pick(instances, chunk);
         let program = &self.program;
@@ -225,7 +226,7 @@ impl Graph {
             .collect();
         let mut scatter = scatter(program, n, &mut picked);
         let total = n * chunk.len() as u64;
-        let ran = self.run_stack(total, (&feeds, sinks, &stacked), &mut scatter, config);
+        let ran = self.run_stack(total, &feeds, sinks, &stacked, &mut scatter, config);
         report.chunks += 1;
         match ran {
             Ok(run) => {
@@ -252,12 +253,19 @@ impl Graph {
     fn run_stack(
         &self,
         total: u64,
-        (feeds, mut sinks, stacked): (&[Feed<'_>], Vec<Sink<'_>>, &Stacked<'_>),
+        feeds: &[Feed<'_>],
+        mut sinks: Vec<Sink<'_>>,
+        stacked: &Stacked<'_>,
         scatter: &mut Scatter<'_, '_>,
         config: &DispatchConfig,
     ) -> Result<RunReport> {
-        let submitted = self.submit_one(total, (feeds, &sinks[..], Some(stacked)), config)?;
-        submitted.finish((&mut sinks, Some(scatter)), config)
+        let io = Io {
+            feeds,
+            sinks: &sinks,
+            stacked: Some(stacked),
+        };
+        let submitted = self.submit_one(total, io, config)?;
+        submitted.finish(&mut sinks, Some(scatter), config)
     }
 
     /// How many of the instances `rest` (in order) one submission of
@@ -297,20 +305,26 @@ impl Graph {
         chunk: &[usize],
         instances: &mut [Instance<'_>],
         config: &DispatchConfig,
-        (results, report): (&mut Results, &mut BatchReport),
+        results: &mut Results,
+        report: &mut BatchReport,
     ) {
         let scope = self.gpu.catch_errors();
         let mut encoder = encoder(&self.gpu, &self.program, config);
         let mut started = Vec::with_capacity(chunk.len());
         for &index in chunk {
             let instance = &instances[index];
-            let io = (&instance.feeds[..], &instance.sinks[..], None);
+            let io = Io {
+                feeds: &instance.feeds,
+                sinks: &instance.sinks,
+                stacked: None,
+            };
             match self.start(
                 &mut encoder,
                 instance.n,
                 io,
-                (config, Scopes::default()),
-                false,
+                config,
+                Scopes::default(),
+                EncoderUse::Shared,
             ) {
                 Ok(run) => started.push((index, run)),
                 Err(e) => results[index] = Some(Err(of_instance(index, e))),
@@ -344,7 +358,7 @@ impl Graph {
                 timeout: config.timeout,
             };
             let sinks = &mut instances[index].sinks;
-            let read = block_on(run.read_back((sinks, None), config.profile, wait));
+            let read = block_on(run.read_back(sinks, None, config.profile, wait));
             if let Ok(run) = &read {
                 report.submissions += run.submissions.saturating_sub(1);
             }
@@ -420,7 +434,12 @@ impl Graph {
             }
             // Check, plan, upload, record and submit run `k + 1` ...
             let Instance { n, feeds, sinks } = &instances[index];
-            match self.submit_one(*n, (feeds, sinks, None), config) {
+            let io = Io {
+                feeds,
+                sinks,
+                stacked: None,
+            };
+            match self.submit_one(*n, io, config) {
                 Ok(submitted) => in_flight.push_back((index, submitted)),
                 Err(e) => results[index] = Some(Err(e)),
             }
@@ -428,13 +447,13 @@ impl Graph {
             // the later runs' work stays queued behind it.
             while in_flight.len() >= depth {
                 if let Some((k, submitted)) = in_flight.pop_front() {
-                    let ran = submitted.finish((&mut instances[k].sinks, None), config);
+                    let ran = submitted.finish(&mut instances[k].sinks, None, config);
                     results[k] = Some(self.again_if_grown(&mut instances[k], ran, config));
                 }
             }
         }
         for (k, submitted) in in_flight {
-            let ran = submitted.finish((&mut instances[k].sinks, None), config);
+            let ran = submitted.finish(&mut instances[k].sinks, None, config);
             results[k] = Some(self.again_if_grown(&mut instances[k], ran, config));
         }
         results
@@ -506,12 +525,19 @@ impl Graph {
     fn submit_one<'g>(
         &'g self,
         n: u64,
-        io: (&[Feed<'_>], &[Sink<'_>], Option<&Stacked<'_>>),
+        io: Io<'_, '_>,
         config: &DispatchConfig,
     ) -> Result<Submitted<'g>> {
         let scope = self.gpu.catch_errors();
         let mut encoder = encoder(&self.gpu, &self.program, config);
-        let started = self.start(&mut encoder, n, io, (config, Scopes::default()), true);
+        let started = self.start(
+            &mut encoder,
+            n,
+            io,
+            config,
+            Scopes::default(),
+            EncoderUse::Own,
+        );
         let started = started.map(|mut run| {
             let submission = run.submit(encoder);
             (run, submission)
@@ -539,14 +565,15 @@ impl Submitted<'_> {
     /// stacked run's scatter).
     fn finish(
         self,
-        out: (&mut [Sink<'_>], Option<&mut Scatter<'_, '_>>),
+        sinks: &mut [Sink<'_>],
+        scatter: Option<&mut Scatter<'_, '_>>,
         config: &DispatchConfig,
     ) -> Result<RunReport> {
         let wait = Wait::Block {
             submission: Some(self.submission),
             timeout: config.timeout,
         };
-        block_on(self.run.read_back(out, config.profile, wait))
+        block_on(self.run.read_back(sinks, scatter, config.profile, wait))
     }
 }
 

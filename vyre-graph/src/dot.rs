@@ -141,7 +141,7 @@ pub(crate) fn to_dot(program: &Program, times: &[u64]) -> String {
             e.hazard.short_name()
         );
     }
-    write_clusters(&mut out, program, (&shown, &copies));
+    write_clusters(&mut out, program, &shown, &copies);
     out.push_str("}\n");
     out
 }
@@ -195,7 +195,7 @@ fn class_colour(class: BufferClass) -> &'static str {
 
 /// Fused groups (dashed) and loops (dotted, their first iteration) as
 /// clusters around their nodes.
-fn write_clusters(out: &mut String, program: &Program, (shown, copies): (&[bool], &[usize])) {
+fn write_clusters(out: &mut String, program: &Program, shown: &[bool], copies: &[usize]) {
     let spec = &program.spec;
     let repeated: Vec<String> = (0..copies.len())
         .filter(|&n| copies[n] > 0)

@@ -24,21 +24,26 @@ use crate::device::io::{Feed, Sink};
 use crate::device::map::{Wait, block_on};
 use crate::device::texture::{checked_bytes, create as create_texture};
 use crate::device::texture_handle::GpuTextureHandle;
-use crate::device::transfer::Stacked;
 use crate::plan::plans::Plans;
 use crate::plan::program::Program;
 use crate::plan::{BatchDispatchPlan, DEFAULT_PLAN_CACHE_CAPACITY};
 use crate::run::encode::{Scopes, encoder};
 use crate::run::recorded::RecordedRun;
-use crate::run::report::{RunReport, elapsed_ns};
-use crate::run::started::Started;
+use crate::run::report::{RunPhases, RunReport, elapsed_ns};
+use crate::run::started::{EncoderUse, Io, Started};
 use crate::spec::config::DispatchConfig;
 use crate::spec::error::{BackendError, Result};
 use crate::spec::{BufferSpec, GraphSpec};
 
-/// A run's feeds and sinks, and for a stacked run (`run_batch`) each host
-/// input's instance bytes in order (its feeds are then placeholders).
-pub(crate) type Io<'f, 'p> = (&'f [Feed<'f>], &'f [Sink<'f>], Option<&'p Stacked<'p>>);
+/// How [`Graph::run_with`] waits for a run's results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Waiting {
+    /// Blocking the thread, for at most the config's timeout
+    /// ([`Graph::run`]).
+    Block,
+    /// Through the future ([`Graph::run_async`]).
+    Async,
+}
 
 /// A compiled graph: pipelines and layouts built once, a launch-plan cache,
 /// and `run`.
@@ -364,7 +369,7 @@ impl Graph {
         sinks: &mut [Sink<'_>],
         config: &DispatchConfig,
     ) -> Result<RunReport> {
-        let run = self.run_with(n, feeds, sinks, config, true);
+        let run = self.run_with(config, n, feeds, sinks, Waiting::Block);
         block_on(instrument!(run, "run", graph = %self.program.spec.name, n))
     }
 
@@ -400,20 +405,20 @@ impl Graph {
         sinks: &mut [Sink<'_>],
         config: &DispatchConfig,
     ) -> Result<RunReport> {
-        let run = self.run_with(n, feeds, sinks, config, false);
+        let run = self.run_with(config, n, feeds, sinks, Waiting::Async);
         instrument!(run, "run_async", graph = %self.program.spec.name, n).await
     }
 
-    /// [`Graph::run`] (`blocking`) and [`Graph::run_async`]: one run, as a
-    /// straight line of steps. A blocking run waits inside the future's
-    /// first poll, so [`block_on`] finds it ready at once.
+    /// [`Graph::run`] ([`Waiting::Block`]) and [`Graph::run_async`]: one
+    /// run, as a straight line of steps. A blocking run waits inside the
+    /// future's first poll, so [`block_on`] finds it ready at once.
     async fn run_with(
         &self,
+        config: &DispatchConfig,
         n: u64,
         feeds: &[Feed<'_>],
         sinks: &mut [Sink<'_>],
-        config: &DispatchConfig,
-        blocking: bool,
+        waiting: Waiting,
     ) -> Result<RunReport> {
         // At n = 0 a graph whose outputs are then empty or a reduction's
         // identity has them without a run.
@@ -425,12 +430,18 @@ impl Graph {
         let scope = self.gpu.catch_errors();
         let mut encoder = encoder(&self.gpu, &self.program, config);
         // 1-4. Check, plan, bind, encode.
+        let io = Io {
+            feeds,
+            sinks,
+            stacked: None,
+        };
         let started = self.start(
             &mut encoder,
             n,
-            (feeds, sinks, None),
-            (config, Scopes::default()),
-            true,
+            io,
+            config,
+            Scopes::default(),
+            EncoderUse::Own,
         );
         // 5. Submit once.
         let started = started.map(|mut run| {
@@ -447,15 +458,14 @@ impl Graph {
         }
         // 6. Read back, after one wait: blocking for at most the config's
         // timeout, or through the future.
-        let wait = if blocking {
-            Wait::Block {
+        let wait = match waiting {
+            Waiting::Block => Wait::Block {
                 submission: Some(submission),
                 timeout: config.timeout,
-            }
-        } else {
-            Wait::Async
+            },
+            Waiting::Async => Wait::Async,
         };
-        run.read_back((sinks, None), config.profile, wait).await
+        run.read_back(sinks, None, config.profile, wait).await
     }
 
     /// Record a run into the caller's `encoder` instead of submitting it: for
@@ -498,7 +508,7 @@ impl Graph {
         sinks: &[Sink<'_>],
         config: &DispatchConfig,
     ) -> Result<RecordedRun<'_>> {
-        self.record_with(encoder, n, (feeds, sinks), config, Scopes::default())
+        self.record_with(encoder, n, feeds, sinks, config, Scopes::default())
     }
 
     /// As [`Graph::record`], with scopes in the application's own
@@ -522,7 +532,7 @@ impl Graph {
         config: &DispatchConfig,
         scope: crate::ProfilerScope<'_>,
     ) -> Result<RecordedRun<'_>> {
-        self.record_with(encoder, n, (feeds, sinks), config, Some(scope))
+        self.record_with(encoder, n, feeds, sinks, config, Some(scope))
     }
 
     /// [`Graph::record`] and `record_profiled`.
@@ -530,7 +540,8 @@ impl Graph {
         &self,
         encoder: &mut wgpu::CommandEncoder,
         n: u64,
-        (feeds, sinks): (&[Feed<'_>], &[Sink<'_>]),
+        feeds: &[Feed<'_>],
+        sinks: &[Sink<'_>],
         config: &DispatchConfig,
         scopes: Scopes<'_>,
     ) -> Result<RecordedRun<'_>> {
@@ -550,7 +561,12 @@ impl Graph {
         }
         let scope = self.gpu.catch_errors();
         // 1-4. Check, plan, bind, encode, into the caller's encoder.
-        let started = self.start(encoder, n, (feeds, sinks, None), (config, scopes), false);
+        let io = Io {
+            feeds,
+            sinks,
+            stacked: None,
+        };
+        let started = self.start(encoder, n, io, config, scopes, EncoderUse::Shared);
         if let Some(error) = scope.pop_now() {
             return Err(BackendError::DispatchFailed {
                 reason: error.to_string(),
@@ -562,20 +578,26 @@ impl Graph {
     /// Steps 1 to 4 of a run: check (the device, the inputs and outputs,
     /// this run's grids), plan (the cached plan of `n`, or a new one, ours
     /// until the run succeeds), bind (uploads and bind-group changes) and
-    /// encode into `encoder`. `submits` says whether the runtime submits
-    /// `encoder` itself (then large inputs may go through the plan's
-    /// staging buffers, mapped again after the submission). A stacked run
-    /// (`run_batch`) gives its instances' host bytes as the third part of
-    /// `io` (see [`Io`]).
+    /// encode into `encoder`. `use_of_encoder` says whether the run has it
+    /// to itself, submitted by the runtime right after (then large inputs
+    /// may go through the plan's staging buffers, mapped again after the
+    /// submission). A stacked run (`run_batch`) gives its instances' host
+    /// bytes in `io.stacked` (see [`Io`]).
     pub(crate) fn start(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         n: u64,
-        (feeds, sinks, stacked): Io<'_, '_>,
-        (config, scopes): (&DispatchConfig, Scopes<'_>),
-        submits: bool,
+        io: Io<'_, '_>,
+        config: &DispatchConfig,
+        scopes: Scopes<'_>,
+        use_of_encoder: EncoderUse,
     ) -> Result<Started<'_>> {
         let (gpu, program) = (&self.gpu, &self.program);
+        let Io {
+            feeds,
+            sinks,
+            stacked,
+        } = io;
         // 1. Check (a stacked run's instances were checked one by one,
         // and its size by `run_batch`).
         let checked = Instant::now();
@@ -593,13 +615,17 @@ impl Graph {
             let _span = enter!("plan");
             self.plans.checkout(gpu, program, n, config)?
         };
-        let times = (check_ns, elapsed_ns(planned));
+        let phases = RunPhases {
+            check_ns,
+            plan_ns: elapsed_ns(planned),
+            ..RunPhases::default()
+        };
         let mut run = Started::new(
             gpu,
             program,
             &self.dispatch_gpu_ns,
             checkout,
-            times,
+            phases,
             checked,
         );
         if program.spec.nodes.is_empty() {
@@ -608,12 +634,12 @@ impl Graph {
         // 3. Bind.
         let copies = {
             let _span = enter!("bind");
-            run.bind((feeds, stacked), config, submits)
+            run.bind(feeds, stacked, config, use_of_encoder)
         };
         // 4. Encode.
         let _span = enter!("encode");
         let grids = override_grids.as_deref();
-        run.encode(encoder, (feeds, sinks), &copies, grids, (config, scopes));
+        run.encode(encoder, io, &copies, grids, config, scopes);
         Ok(run)
     }
 

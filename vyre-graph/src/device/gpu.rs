@@ -276,7 +276,9 @@ impl Gpu {
             eprintln!("vyre-graph: uncaptured wgpu error: {e}");
         }));
         Ok(Self::assemble(
-            (Some(adapter), device, queue),
+            Some(adapter),
+            device,
+            queue,
             summary,
             limits,
             options.transfer,
@@ -330,11 +332,13 @@ impl Gpu {
             .map_or_else(|| device.adapter_info(), wgpu::Adapter::get_info);
         let summary = AdapterSummary::of(&info);
         let limits = device.limits();
-        Self::assemble((adapter, device, queue), summary, limits, transfer)
+        Self::assemble(adapter, device, queue, summary, limits, transfer)
     }
 
     fn assemble(
-        (adapter, device, queue): (Option<wgpu::Adapter>, wgpu::Device, wgpu::Queue),
+        adapter: Option<wgpu::Adapter>,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
         summary: AdapterSummary,
         limits: wgpu::Limits,
         transfer: Option<TransferOptions>,

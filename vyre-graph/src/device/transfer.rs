@@ -186,7 +186,7 @@ impl Copier<'_> {
         });
     }
 
-    /// Write bytes `from..to` of `src` at the start of `buffer`'s mapped
+    /// Write bytes `range` of `src` at the start of `buffer`'s mapped
     /// range, zero-padding them to a whole number of 4-byte words (the
     /// buffer must hold that many). The mapped range is cut into aligned
     /// pieces (one per thread when large), each gathered from whichever of
@@ -200,8 +200,9 @@ impl Copier<'_> {
         &self,
         buffer: &wgpu::Buffer,
         src: Pieces<'_, '_>,
-        (from, to): (usize, usize),
+        range: std::ops::Range<usize>,
     ) -> Result<(), String> {
+        let (from, to) = (range.start, range.end);
         let len = to.saturating_sub(from);
         let total = len.next_multiple_of(4);
         if total as u64 > buffer.size() {

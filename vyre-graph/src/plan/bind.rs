@@ -18,6 +18,7 @@ use crate::device::gpu::Gpu;
 use crate::device::io::Feed;
 use crate::device::texture::extent;
 use crate::device::transfer::{Pieces, Stacked};
+use crate::spec::config::DispatchConfig;
 use crate::spec::transfer::TransferOptions;
 use crate::spec::{BufferClass, TextureShape};
 
@@ -37,7 +38,8 @@ impl LaunchPlan {
         gpu: &Gpu,
         program: &Program,
         feeds: &'f [Feed<'f>],
-        (stacked, staging): (Option<&Stacked<'_>>, Option<&TransferOptions>),
+        stacked: Option<&Stacked<'_>>,
+        staging: Option<&TransferOptions>,
     ) -> SmallVec<[(usize, &'f GpuBufferHandle); 4]> {
         let mut copies = SmallVec::new();
         for (k, (feed, &b)) in feeds.iter().zip(&program.host_inputs).enumerate() {
@@ -67,7 +69,7 @@ impl LaunchPlan {
                             let src = Pieces::new(parts);
                             let staged = staging.is_some_and(|t| {
                                 let dst = self.buffer_of(program, b).clone();
-                                self.stage(gpu, (k, b, &dst), src, t)
+                                self.stage(gpu, k, b, &dst, src, t)
                             });
                             if !staged {
                                 match parts {
@@ -101,17 +103,18 @@ impl LaunchPlan {
         }
     }
 
-    /// The pass timer when this run profiles, made on first use, set to
-    /// time each dispatch (where it can) or only the pass.
-    pub(crate) fn timer(&mut self, gpu: &Gpu, profile: bool, dispatches: bool) {
-        if !profile {
+    /// The pass timer when this run profiles (`config.profile`), made on
+    /// first use, set to time each dispatch (`config.dispatch_times`, where
+    /// it can) or only the pass.
+    pub(crate) fn timer(&mut self, gpu: &Gpu, config: &DispatchConfig) {
+        if !config.profile {
             return;
         }
         if self.timer.is_none() {
             self.timer = PassTimer::new(gpu, self.grids.len());
         }
         if let Some(t) = &mut self.timer {
-            t.written = if dispatches && t.per_dispatch {
+            t.written = if config.dispatch_times && t.per_dispatch {
                 t.count
             } else {
                 2
@@ -199,7 +202,9 @@ impl LaunchPlan {
     pub(crate) fn stage(
         &mut self,
         gpu: &Gpu,
-        (k, b, dst): (usize, usize, &wgpu::Buffer),
+        k: usize,
+        b: usize,
+        dst: &wgpu::Buffer,
         src: Pieces<'_, '_>,
         options: &TransferOptions,
     ) -> bool {
@@ -235,7 +240,7 @@ impl LaunchPlan {
             let end = start
                 .saturating_add(usize::try_from(s.buffer.size()).unwrap_or(usize::MAX))
                 .min(len);
-            if copier.fill(&s.buffer, src, (start, end)).is_err() {
+            if copier.fill(&s.buffer, src, start..end).is_err() {
                 // Not mapped after all: the queue takes the whole input
                 // (after any chunk already copied), and the next run maps
                 // these again.

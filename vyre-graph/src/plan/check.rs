@@ -231,7 +231,7 @@ impl Program {
             let spec = &self.spec.buffers[b];
             let expected = spec.bytes(n);
             if !matches!(feed, Feed::Texture(_)) {
-                check_texture_io(spec, n, feed.len(), matches!(feed, Feed::Device(_)))?;
+                check_texture_io(spec, n, feed.len(), Given::of(feed))?;
             }
             match feed {
                 Feed::Texture(h) => match spec.texture_shape() {
@@ -279,10 +279,10 @@ impl Program {
             let spec = &self.spec.buffers[b];
             let expected = self.buffer_bytes(b, n);
             if let Sink::Host(dst) = sink {
-                check_texture_io(spec, n, dst.len() as u64, false)?;
+                check_texture_io(spec, n, dst.len() as u64, Given::Host)?;
             }
             if let Sink::Device(h) = sink {
-                check_texture_io(spec, n, h.size(), true)?;
+                check_texture_io(spec, n, h.size(), Given::Resident)?;
             }
             match sink {
                 Sink::Texture(h) => match spec.texture_shape() {
@@ -380,14 +380,33 @@ fn not_a_texture(name: &str) -> BackendError {
     }
 }
 
+/// What a run gave for a texture.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Given {
+    /// Host bytes (a feed or a sink).
+    Host,
+    /// A resident buffer (`GpuBufferHandle`).
+    Resident,
+}
+
+impl Given {
+    /// What `feed` gives.
+    fn of(feed: &Feed<'_>) -> Self {
+        match feed {
+            Feed::Device(_) => Given::Resident,
+            _ => Given::Host,
+        }
+    }
+}
+
 /// A texture's host data must be exactly its texels; a resident buffer
 /// cannot stand in for a texture.
-fn check_texture_io(spec: &BufferSpec, n: u64, bytes: u64, device: bool) -> Result<()> {
+fn check_texture_io(spec: &BufferSpec, n: u64, bytes: u64, given: Given) -> Result<()> {
     let Some(shape) = spec.texture_shape() else {
         return Ok(());
     };
     let texel = u64::from(shape.format.texel_bytes());
-    let given = if device {
+    let given = if given == Given::Resident {
         format!(
             "passed a resident buffer (`GpuBufferHandle`) of {bytes} bytes, which cannot stand in for a texture (pass a `GpuTextureHandle`, e.g. from `Graph::create_texture`, or host texels)"
         )

@@ -66,7 +66,7 @@ pub(crate) fn build(gpu: &Gpu, program: &Program, plan: &LaunchPlan) -> Option<C
     control.bind_groups = (0..steps.groups.len())
         .map(|g| {
             let group = &steps.groups[g];
-            bind_group(gpu, program, plan, &control, (&control.ctl[g], &group.srcs))
+            bind_group(gpu, program, plan, &control, &control.ctl[g], &group.srcs)
         })
         .collect();
     control.exits = (0..steps.loops.len())
@@ -112,7 +112,7 @@ fn exit_block(
         mapped_at_creation: false,
     });
     gpu.write_buffer(&buffer, 0, bytemuck::cast_slice(&w));
-    let bind = bind_group(gpu, program, plan, control, (&buffer, &exit.srcs));
+    let bind = bind_group(gpu, program, plan, control, &buffer, &exit.srcs);
     Some((buffer, bind))
 }
 
@@ -161,7 +161,8 @@ fn bind_group(
     program: &Program,
     plan: &LaunchPlan,
     control: &ControlPlan,
-    (ctl, srcs): (&wgpu::Buffer, &[usize]),
+    ctl: &wgpu::Buffer,
+    srcs: &[usize],
 ) -> wgpu::BindGroup {
     fn whole(buffer: &wgpu::Buffer) -> wgpu::BindingResource<'_> {
         wgpu::BindingResource::Buffer(buffer.as_entire_buffer_binding())
@@ -210,7 +211,7 @@ pub(crate) fn rebind(gpu: &Gpu, program: &Program, plan: &mut LaunchPlan, b: usi
     let mut control = control;
     for (g, group) in program.steps.groups.iter().enumerate() {
         if group.srcs.contains(&b) {
-            let bind = bind_group(gpu, program, plan, &control, (&control.ctl[g], &group.srcs));
+            let bind = bind_group(gpu, program, plan, &control, &control.ctl[g], &group.srcs);
             control.bind_groups[g] = bind;
         }
     }
@@ -219,7 +220,7 @@ pub(crate) fn rebind(gpu: &Gpu, program: &Program, plan: &mut LaunchPlan, b: usi
         if srcs.contains(&b)
             && let Some(Some((buffer, _))) = control.exits.get(l)
         {
-            let bind = bind_group(gpu, program, plan, &control, (buffer, srcs));
+            let bind = bind_group(gpu, program, plan, &control, buffer, srcs);
             if let Some(Some((_, old))) = control.exits.get_mut(l) {
                 *old = bind;
             }

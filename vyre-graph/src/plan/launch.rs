@@ -213,9 +213,9 @@ impl LaunchPlan {
         plan.strides = (0..program.dispatches.len())
             .map(|d| {
                 let layout = program.stride.layout.as_ref()?;
-                let pipeline = program.stride_pipeline(d)?;
+                let (pipeline, auto) = program.stride_pipeline(d)?;
                 let wgx = program.dispatch_workgroup_size(d)[0];
-                StrideLaunch::new(gpu, layout, pipeline, plan.grids[d], wgx)
+                StrideLaunch::new(gpu, layout, pipeline, auto, plan.grids[d], wgx)
             })
             .collect();
         plan.plan.worker_groups = plan.launched_workgroups(gpu, Some(GridStride::default()));

@@ -111,13 +111,15 @@ pub(crate) struct StrideLaunch {
 }
 
 impl StrideLaunch {
-    /// For a dispatch with loop pipeline `(pipeline, auto)` whose plain grid
+    /// For a dispatch with loop pipeline `pipeline` (launching `auto`
+    /// workgroups when the config leaves it to the runtime) whose plain grid
     /// is `grid` of `wgx`-wide workgroups; `None` when that grid runs more
     /// than `u32::MAX` invocations (the loop counts in u32).
     pub(crate) fn new(
         gpu: &Gpu,
         layout: &wgpu::BindGroupLayout,
-        (pipeline, auto): (usize, u32),
+        pipeline: usize,
+        auto: u32,
         grid: [u32; 3],
         wgx: u32,
     ) -> Option<Self> {

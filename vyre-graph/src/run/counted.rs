@@ -11,7 +11,7 @@
 //! read whole in the run's one submission (and only their counted items
 //! are copied out of the mapping).
 
-use super::readback::vec_dest;
+use super::readback::{Reading, vec_dest};
 use crate::device::gpu::Gpu;
 use crate::device::io::Sink;
 use crate::device::map::{Dest, Targets, Wait, map_and_copy};
@@ -74,12 +74,17 @@ fn count_of(program: &Program, status: &[u8], b: usize) -> u64 {
 pub(crate) async fn read_counted(
     gpu: &Gpu,
     copier: Copier<'_>,
-    (program, plan): (&Program, &LaunchPlan),
-    by_count: &[bool],
+    reading: &Reading<'_>,
     sinks: &mut [Sink<'_>],
     status: &[u8],
     wait: impl FnOnce(wgpu::SubmissionIndex) -> Wait,
 ) -> Result<u64> {
+    let Reading {
+        program,
+        plan,
+        by_count,
+        ..
+    } = *reading;
     let scope = gpu.catch_errors();
     let mut encoder = gpu
         .device()

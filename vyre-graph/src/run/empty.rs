@@ -36,7 +36,7 @@ pub(crate) fn run_empty(
     program.check_io(gpu, 0, feeds, sinks, config)?;
     let check_ns = elapsed_ns(started);
     // 2. Fill: each output's elements, all its empty value.
-    fill(gpu, program, sinks, config.transfer, true)?;
+    fill(gpu, program, sinks, config.transfer, Resident::Write)?;
     Ok(empty_report(program, config, started, check_ns))
 }
 
@@ -80,7 +80,7 @@ pub(crate) fn read_empty(
     sinks: &mut [Sink<'_>],
     transfer: Option<TransferOptions>,
 ) -> Result<()> {
-    fill(gpu, program, sinks, transfer, false)
+    fill(gpu, program, sinks, transfer, Resident::Leave)
 }
 
 /// Output `b`'s elements at n = 0 and their bytes: each its empty value.
@@ -96,14 +96,23 @@ fn empty_bytes(program: &Program, b: usize) -> (usize, Vec<u8>) {
     (elements, bytes)
 }
 
-/// Write each output's value at n = 0 into its sink (resident sinks too
-/// when `device`).
+/// What [`fill`] does with resident sinks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Resident {
+    /// Writes their value through the queue (a run).
+    Write,
+    /// Leaves them (reading a recorded run, whose recording wrote them).
+    Leave,
+}
+
+/// Write each output's value at n = 0 into its sink (resident sinks as
+/// `resident` says).
 fn fill(
     gpu: &Gpu,
     program: &Program,
     sinks: &mut [Sink<'_>],
     transfer: Option<TransferOptions>,
-    device: bool,
+    resident: Resident,
 ) -> Result<()> {
     let copier = gpu.copier(transfer);
     for (sink, &b) in sinks.iter_mut().zip(&program.host_outputs) {
@@ -120,7 +129,7 @@ fn fill(
                         bytes,
                     })?;
             }
-            Sink::Device(h) if device && !bytes.is_empty() => {
+            Sink::Device(h) if resident == Resident::Write && !bytes.is_empty() => {
                 gpu.queue().write_buffer(h.buffer(), 0, &bytes);
             }
             Sink::Device(_) | Sink::Skip => {}

@@ -35,7 +35,8 @@ pub(crate) struct Reading<'a> {
 /// [`Stamp`]: crate::plan::stamp::Stamp
 pub(crate) fn targets<'a>(
     reading: &Reading<'a>,
-    (sinks, scatter): (&'a mut [Sink<'_>], Option<&'a mut Scatter<'_, '_>>),
+    sinks: &'a mut [Sink<'_>],
+    scatter: Option<&'a mut Scatter<'_, '_>>,
     stamps: &'a mut Vec<u8>,
     status: &'a mut StatusBytes,
 ) -> Targets<'a> {

@@ -156,7 +156,7 @@ impl<'g> RecordedRun<'g> {
     async fn read_with(self, sinks: &mut [Sink<'_>], wait: Wait) -> Result<RunReport> {
         self.check_same_sinks(sinks)?;
         match self.run {
-            Recorded::Run(started) => started.read_back((sinks, None), self.profile, wait).await,
+            Recorded::Run(started) => started.read_back(sinks, None, self.profile, wait).await,
             Recorded::Empty {
                 gpu,
                 program,

@@ -28,6 +28,32 @@ use crate::spec::config::{DispatchConfig, GridStride, LoopBound};
 use crate::spec::error::{BackendError, Result};
 use crate::spec::transfer::TransferOptions;
 
+/// One run's host side: its feeds and sinks and, for a stacked run
+/// (`run_batch`), each host input's instance bytes in order (its feeds are
+/// then placeholders).
+#[derive(Clone, Copy)]
+pub(crate) struct Io<'f, 'p> {
+    /// One feed per host input.
+    pub(crate) feeds: &'f [Feed<'f>],
+    /// One sink per output.
+    pub(crate) sinks: &'f [Sink<'f>],
+    /// A stacked run's instance bytes.
+    pub(crate) stacked: Option<&'p Stacked<'p>>,
+}
+
+/// Whose command encoder a run is recorded into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EncoderUse {
+    /// Its own, which the runtime submits right after (`run`, `run_async`,
+    /// a stream's or a stacked run): large inputs may go through the
+    /// plan's staging buffers, and a loop may continue in a further
+    /// submission.
+    Own,
+    /// One that others record into too (the caller's in `record`, a
+    /// batch's recorded copies): inputs are written through the queue.
+    Shared,
+}
+
 /// A run whose plan is checked out: its plan, its report so far.
 pub(crate) struct Started<'g> {
     gpu: &'g Gpu,
@@ -46,10 +72,9 @@ pub(crate) struct Started<'g> {
     /// For each host output, whether it is an append output read by its
     /// count after the run (see `counted.rs`).
     pub(crate) by_count: SmallVec<[bool; 4]>,
-    /// Whether the runtime submits the run itself (not recorded into the
-    /// caller's encoder): only then may a loop continue in a further
-    /// submission.
-    submits: bool,
+    /// Whose encoder the run is recorded into: only in its own may a loop
+    /// continue in a further submission.
+    encoder: EncoderUse,
     /// How the run records its loops (`plan/trips.rs`).
     trip: Trip,
     /// How its fused groups launch (for a continuation).
@@ -58,13 +83,13 @@ pub(crate) struct Started<'g> {
 
 impl<'g> Started<'g> {
     /// The run of `checkout`'s plan after steps 1 and 2 (check and plan,
-    /// which took `check_ns` and `plan_ns`).
+    /// whose times `phases` holds).
     pub(crate) fn new(
         gpu: &'g Gpu,
         program: &'g Program,
         times: &'g Mutex<Vec<u64>>,
         checkout: Checkout<'g>,
-        (check_ns, plan_ns): (u64, u64),
+        phases: RunPhases,
         started: Instant,
     ) -> Self {
         let report = RunReport {
@@ -81,11 +106,7 @@ impl<'g> Started<'g> {
             tracks: program.tracks.clone(),
             started: Some(started),
             profiled: false,
-            phases: RunPhases {
-                check_ns,
-                plan_ns,
-                ..RunPhases::default()
-            },
+            phases,
         };
         Started {
             gpu,
@@ -96,7 +117,7 @@ impl<'g> Started<'g> {
             reads_back: false,
             transfer: None,
             by_count: SmallVec::new(),
-            submits: false,
+            encoder: EncoderUse::Shared,
             trip: Trip::default(),
             grid_stride: GridStride::Never,
         }
@@ -104,27 +125,29 @@ impl<'g> Started<'g> {
 
     /// Step 3: bind `feeds` to the plan (uploads, bind-group changes), and
     /// its pass timer when the run profiles. Large host inputs go through
-    /// the plan's staging buffers when the run submits itself (`staging`);
+    /// the plan's staging buffers when the run has its own encoder;
     /// a run recorded into the caller's encoder writes them through the
     /// queue. Returns the resident feeds the recording copies.
     pub(crate) fn bind<'f>(
         &mut self,
-        (feeds, stacked): (&'f [Feed<'f>], Option<&Stacked<'_>>),
+        feeds: &'f [Feed<'f>],
+        stacked: Option<&Stacked<'_>>,
         config: &DispatchConfig,
-        staging: bool,
+        encoder: EncoderUse,
     ) -> SmallVec<[(usize, &'f GpuBufferHandle); 4]> {
         let start = Instant::now();
         self.transfer = config.transfer;
-        self.submits = staging;
+        self.encoder = encoder;
         let options = self.gpu.copier(config.transfer).options;
         let plan = &mut self.checkout.plan;
         let copies = plan.bind_feeds(
             self.gpu,
             self.program,
             feeds,
-            (stacked, staging.then_some(&options)),
+            stacked,
+            (encoder == EncoderUse::Own).then_some(&options),
         );
-        plan.timer(self.gpu, config.profile, config.dispatch_times);
+        plan.timer(self.gpu, config);
         self.report.profiled = config.profile;
         plan.stamp(self.gpu, None);
         self.report.phases.bind_ns = elapsed_ns(start);
@@ -137,23 +160,24 @@ impl<'g> Started<'g> {
     pub(crate) fn encode(
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
-        io: (&[Feed<'_>], &[Sink<'_>]),
+        io: Io<'_, '_>,
         copies: &[(usize, &GpuBufferHandle)],
         override_grids: Option<&[[u32; 3]]>,
-        (config, scopes): (&DispatchConfig, Scopes<'_>),
+        config: &DispatchConfig,
+        scopes: Scopes<'_>,
     ) {
         let (program, plan) = (self.program, &self.checkout.plan);
         let start = Instant::now();
         let options = self.gpu.copier(config.transfer).options;
-        self.by_count = read_by_count(program, plan, io.1, &options);
+        self.by_count = read_by_count(program, plan, io.sinks, &options);
         let recording = Recording {
             label: config.label.as_deref().unwrap_or(&program.spec.name),
             grids: override_grids.unwrap_or(&plan.grids),
             // Overridden grids are the caller's: launched as given.
             grid_stride: override_grids.is_none().then_some(config.grid_stride),
             copies,
-            feeds: io.0,
-            sinks: io.1,
+            feeds: io.feeds,
+            sinks: io.sinks,
             by_count: &self.by_count,
             timer: plan.timer.as_ref().filter(|_| config.profile),
             continuation: false,
@@ -161,7 +185,7 @@ impl<'g> Started<'g> {
         };
         // Loops recorded in part only where the run can continue them: it
         // submits itself, on the plan's grids, without per-dispatch stamps.
-        let learned = self.submits
+        let learned = self.encoder == EncoderUse::Own
             && override_grids.is_none()
             && !recording.timer.is_some_and(PassTimer::times_dispatches);
         let bound = if learned {
@@ -216,7 +240,8 @@ impl<'g> Started<'g> {
     /// ([`check_status`]).
     pub(crate) async fn read_back(
         mut self,
-        (sinks, mut scatter): (&mut [Sink<'_>], Option<&mut Scatter<'_, '_>>),
+        sinks: &mut [Sink<'_>],
+        mut scatter: Option<&mut Scatter<'_, '_>>,
         profiling: bool,
         wait: Wait,
     ) -> Result<RunReport> {
@@ -230,8 +255,13 @@ impl<'g> Started<'g> {
             by_count: &self.by_count,
             profiling,
         };
-        let io = (&mut *sinks, scatter.as_deref_mut());
-        let mut targets = targets(&reading, io, &mut stamps, &mut status);
+        let mut targets = targets(
+            &reading,
+            &mut *sinks,
+            scatter.as_deref_mut(),
+            &mut stamps,
+            &mut status,
+        );
         let wait_start = Instant::now();
         let mut again = wait.again();
         let mut copy_ns = map_and_copy(gpu, copier, &plan.map_slots, &mut targets, wait).await?;
@@ -246,8 +276,13 @@ impl<'g> Started<'g> {
                 by_count: &self.by_count,
                 profiling,
             };
-            let io = (&mut *sinks, scatter.as_deref_mut());
-            let mut targets = super::readback::targets(&reading, io, &mut stamps, &mut status);
+            let mut targets = super::readback::targets(
+                &reading,
+                &mut *sinks,
+                scatter.as_deref_mut(),
+                &mut stamps,
+                &mut status,
+            );
             let wait = again(submission);
             again = wait.again();
             let plan = &self.checkout.plan;
@@ -258,17 +293,13 @@ impl<'g> Started<'g> {
         }
         // Append outputs read by their count: a second, small submission.
         if self.by_count.contains(&true) {
-            let plan = &self.checkout.plan;
-            copy_ns += read_counted(
-                gpu,
-                copier,
-                (program, plan),
-                &self.by_count,
-                sinks,
-                &status,
-                again,
-            )
-            .await?;
+            let reading = Reading {
+                program,
+                plan: &self.checkout.plan,
+                by_count: &self.by_count,
+                profiling,
+            };
+            copy_ns += read_counted(gpu, copier, &reading, sinks, &status, again).await?;
             self.report.submissions += 1;
         }
         self.report.phases.wait_ns = elapsed_ns(wait_start).saturating_sub(copy_ns);

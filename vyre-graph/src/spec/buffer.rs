@@ -3,9 +3,9 @@
 
 use std::borrow::Cow;
 
-use super::extent::Extent;
-use super::texture::{TextureResource, TextureShape};
 use vyre_analysis::BufferClass;
+use vyre_analysis::spec::Extent;
+use vyre_analysis::spec::{TextureResource, TextureShape};
 
 /// A graph buffer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

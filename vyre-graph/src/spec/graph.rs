@@ -4,11 +4,11 @@
 use std::borrow::Cow;
 
 use super::buffer::BufferSpec;
-use super::feature::Feature;
 use super::kernel::KernelSpec;
 use super::node::{FusedGroup, NodeSpec, ScheduleSpec};
-use super::texture::TextureResource;
 use vyre_analysis::BufferClass;
+use vyre_analysis::spec::Feature;
+use vyre_analysis::spec::TextureResource;
 
 /// A whole graph: what `graph!` emits and what [`crate::Graph::new`] takes.
 #[derive(Clone, Debug, PartialEq)]

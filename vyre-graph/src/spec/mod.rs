@@ -10,8 +10,9 @@
 //!
 //! Inside the runtime this folder is the bottom layer: plain data and pure
 //! functions that every other layer may use. Besides the description
-//! (`kernel.rs`, `buffer.rs`, `texture.rs`, `texel.rs`, `extent.rs`,
-//! `node.rs`, `graph.rs`, `feature.rs`) it holds a run's options
+//! (`kernel.rs`, `buffer.rs`, `node.rs`, `graph.rs`, and the types shared
+//! with `graph!` that `vyre-analysis` defines, re-exported here: extents,
+//! features, texel formats, textures and samplers) it holds a run's options
 //! ([`DispatchConfig`](crate::DispatchConfig) and
 //! [`GridStride`](crate::GridStride), `config.rs`; how its data moves in
 //! and out, [`TransferOptions`](crate::TransferOptions), `transfer.rs`),
@@ -28,27 +29,28 @@
 mod buffer;
 pub(crate) mod config;
 pub(crate) mod error;
-mod extent;
-mod feature;
 mod graph;
 #[doc(hidden)]
 pub mod grid;
 mod kernel;
 mod node;
 pub(crate) mod plan;
-mod texel;
-mod texture;
 pub(crate) mod transfer;
 mod wgpu;
 
 pub use buffer::{AppendSpec, BufferSpec};
-pub use extent::Extent;
-pub use feature::Feature;
 pub use graph::{GraphSpec, LoopIteration, LoopSpec, Until};
 pub use kernel::{BindingKind, BindingSpec, GridFold, KernelSpec, OverrideValue};
 pub(crate) use node::GRID_STRIDE_GROUP;
 pub use node::{DispatchSize, FusedGroup, NodeBinding, NodeSpec, ScheduleSpec};
-pub use texel::{SampleType, TexelFormat, TextureAccess, TextureDimension};
-pub use texture::{AddressMode, Filter, SamplerSpec, TextureResource, TextureShape};
+// Defined in `vyre-analysis`, shared with `graph!`: sizes as functions of
+// the problem size (`Extent`), device features (`Feature`, their wgpu
+// flags in `wgpu.rs`), texel formats and texture dimensions (their wgpu
+// values in `wgpu.rs`), textures and samplers, how a node touches a buffer
+// and what a buffer is for.
+pub use vyre_analysis::spec::{
+    AddressMode, Extent, Feature, Filter, SampleType, SamplerSpec, TexelFormat, TextureAccess,
+    TextureDimension, TextureResource, TextureShape,
+};
 pub use vyre_analysis::{Access, BufferClass};
 pub(crate) use wgpu::{FormatFlag, ToWgpu, ViewDimension, all_wgpu_features};

@@ -1,7 +1,7 @@
 //! The wgpu values of the plain spec types `vyre-analysis` defines
 //! ([`ToWgpu`], [`ViewDimension`], [`FormatFlag`], [`all_wgpu_features`]).
 
-use super::{Feature, TexelFormat, TextureAccess, TextureDimension};
+use vyre_analysis::spec::{Feature, TexelFormat, TextureAccess, TextureDimension};
 
 /// A spec value as wgpu's.
 pub trait ToWgpu {
