@@ -230,8 +230,15 @@ fn instance(
     let before_overrides = diag.len();
     let overrides = node_overrides(kernel, decl, var, &in_iteration, diag);
     let (workgroup_size, uses_default) = if diag.len() == before_overrides {
-        let node = (decl, label.as_str(), in_iteration.as_str());
-        node_workgroup_size(kernel, node, &overrides, ctx.native, diag)
+        node_workgroup_size(
+            kernel,
+            decl,
+            &label,
+            &in_iteration,
+            &overrides,
+            ctx.native,
+            diag,
+        )
     } else {
         (None, true)
     };

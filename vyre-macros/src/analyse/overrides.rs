@@ -111,10 +111,13 @@ pub fn node_overrides(
 /// (`None`: the kernel's), and whether it runs with the default one. naga
 /// evaluates the node's overrides the way wgpu will when it creates the
 /// pipeline; a size it cannot know is an error here, never a placeholder.
-/// `node` is the declaration, its label and the iteration text.
+/// `decl` is the node's declaration, `label` its label and `in_iteration`
+/// the iteration text of its messages.
 pub fn node_workgroup_size(
     kernel: &KernelInterface,
-    (decl, label, in_iteration): (&NodeDecl, &str, &str),
+    decl: &NodeDecl,
+    label: &str,
+    in_iteration: &str,
     overrides: &[(String, f64)],
     native: bool,
     diag: &mut Diagnostics,

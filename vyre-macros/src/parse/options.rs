@@ -16,7 +16,7 @@ pub fn parse_limits(
     slot: &mut Option<Span>,
 ) -> syn::Result<()> {
     let about = "`limits native;` skips the WebGPU default limit checks";
-    parse_mode(input, keyword, "native", (about, ""), slot)
+    parse_mode(input, keyword, "native", about, "", slot)
 }
 
 /// `fuse off;` after `fuse` (at `keyword`), recorded in `slot`.
@@ -26,7 +26,8 @@ pub fn parse_fuse(input: ParseStream, keyword: &Ident, slot: &mut Option<Span>) 
         input,
         keyword,
         "off",
-        (about, "; fusion is on by default"),
+        about,
+        "; fusion is on by default",
         slot,
     )
 }
@@ -37,7 +38,8 @@ fn parse_mode(
     input: ParseStream,
     keyword: &Ident,
     mode: &str,
-    (about, more): (&str, &str),
+    about: &str,
+    more: &str,
     slot: &mut Option<Span>,
 ) -> syn::Result<()> {
     let found: Ident = input

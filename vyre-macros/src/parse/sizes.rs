@@ -129,7 +129,7 @@ fn reduce(e: Extent) -> Extent {
 /// The operands of `+` or `*` at `op`, normalised: the one that depends
 /// on `n` (or the first, when neither does) and the other's constant;
 /// `both` says why both may not depend on `n`.
-fn operands((a, b): (&SizeAst, &SizeAst), op: Span, both: &str) -> syn::Result<(Extent, u64)> {
+fn operands(a: &SizeAst, b: &SizeAst, op: Span, both: &str) -> syn::Result<(Extent, u64)> {
     let (a, b) = (normalise(a)?, normalise(b)?);
     match (a.depends_on_n(), b.depends_on_n()) {
         (_, false) => Ok((a, b.add)),
@@ -143,7 +143,7 @@ fn normalise(ast: &SizeAst) -> syn::Result<Extent> {
         SizeAst::Int(v) => Extent::constant(*v),
         SizeAst::N => Extent::N,
         SizeAst::Add(a, b, op) => {
-            let (var, c) = operands((a, b), *op, "cannot add two sizes that both depend on `n`")?;
+            let (var, c) = operands(a, b, *op, "cannot add two sizes that both depend on `n`")?;
             Extent {
                 add: var.add.checked_add(c).ok_or_else(|| too_large(*op))?,
                 ..var
@@ -151,7 +151,8 @@ fn normalise(ast: &SizeAst) -> syn::Result<Extent> {
         }
         SizeAst::Mul(a, b, op) => {
             let (var, c) = operands(
-                (a, b),
+                a,
+                b,
                 *op,
                 "sizes are linear in `n`: `n * n` is not supported",
             )?;

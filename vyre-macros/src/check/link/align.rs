@@ -63,8 +63,10 @@ pub fn align_all(
             continue;
         };
         align(
-            (text, here.start..here.end),
-            (unit_text, there.start..there.end),
+            text,
+            here.start..here.end,
+            unit_text,
+            there.start..there.end,
             unit,
             &mut pieces,
         );
@@ -102,7 +104,7 @@ fn align_directives(
         });
         if let Some((u, i, there, orig)) = matched {
             used.push((u, i));
-            align((text, here), (orig, there), u, pieces);
+            align(text, here, orig, there, u, pieces);
         }
     }
 }
@@ -143,8 +145,10 @@ fn same(a: &str, b: &str) -> bool {
 
 /// Aligns the tokens of a linked declaration with those of its original.
 fn align(
-    (text, here): (&str, Range<usize>),
-    (orig, there): (&str, Range<usize>),
+    text: &str,
+    here: Range<usize>,
+    orig: &str,
+    there: Range<usize>,
     unit: usize,
     pieces: &mut Vec<(Range<usize>, usize, Range<usize>)>,
 ) {

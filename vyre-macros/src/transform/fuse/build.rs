@@ -169,7 +169,8 @@ pub fn build(
             &entry_point,
             &g.base,
             wgx,
-            (&members.calls, &members.builtins),
+            &members.calls,
+            &members.builtins,
             &registers,
             &member_sources,
         );
@@ -355,8 +356,9 @@ fn keep_in_registers(
         .map(|(b, _)| (*b, g.shared_name(*b)))
         .collect();
     for (k, (buffer, ty)) in shared.iter().enumerate() {
-        let names = (shared_names.as_slice(), stand_ins);
-        let Some(stand_in) = private_stand_in(g.a, binders, g.nodes, names, *buffer) else {
+        let Some(stand_in) =
+            private_stand_in(g.a, binders, g.nodes, &shared_names, stand_ins, *buffer)
+        else {
             continue;
         };
         let Some(elem) = registers::element_type(ty) else {
@@ -429,7 +431,8 @@ fn private_stand_in(
     a: &GraphAnalysis,
     binders: &Binders,
     group: &[usize],
-    (shared_names, stand_ins): (&[Named], &[Named]),
+    shared_names: &[Named],
+    stand_ins: &[Named],
     buffer: usize,
 ) -> Option<String> {
     let b = a.buffers.get(buffer)?;

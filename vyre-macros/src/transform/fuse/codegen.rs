@@ -73,7 +73,7 @@ pub fn stage(
     edits
         .removed
         .extend(builtin_attributes(source, &tokens, fn_at)?);
-    rename(source, &tokens, &scope, (prefix, shared), &mut edits);
+    rename(source, &tokens, &scope, prefix, shared, &mut edits);
     Some(StageText {
         text: edits.apply(source)?,
         entry_fn: format!("{prefix}{entry}"),
@@ -241,7 +241,8 @@ fn rename(
     source: &str,
     tokens: &[Token],
     scope: &Scope,
-    (prefix, shared): (&str, &HashMap<String, String>),
+    prefix: &str,
+    shared: &HashMap<String, String>,
     edits: &mut Edits,
 ) {
     let is_punct = |i: usize, c: u8| tokens.get(i).is_some_and(|t| t.kind == Kind::Punct(c));

@@ -31,7 +31,8 @@ pub fn entry(
     entry: &str,
     base: &str,
     wgx: u32,
-    (calls, builtins): (&[String], &[naga::BuiltIn]),
+    calls: &[String],
+    builtins: &[naga::BuiltIn],
     registers: &[(String, String)],
     member_sources: &[&str],
 ) -> Option<(String, String)> {
