@@ -290,6 +290,29 @@ pub struct Map {
     pub atomic: Option<Atomic>,
 }
 
+impl Map {
+    /// `d[i] = value` over `slots`, spelled plainly: `g.x`, a wrapping
+    /// bounds check, 64 invocations a workgroup, no helper, override or
+    /// locals, a string kernel.
+    pub fn plain(slots: Vec<usize>, dst: usize, value: Expr) -> Map {
+        Map {
+            slots,
+            dst,
+            in_place: false,
+            uniform: false,
+            workgroup: 64,
+            index: IndexForm::Plain,
+            guard: Guard::Wrap,
+            helper: None,
+            constant: None,
+            locals: Vec::new(),
+            value,
+            tokens: false,
+            atomic: None,
+        }
+    }
+}
+
 /// `atomicAdd|Max|Min(&d[key % bins], value)`: `dst` holds `bins`
 /// accumulators of `u32` or `i32`, cleared by the node before.
 #[derive(Clone, Debug)]

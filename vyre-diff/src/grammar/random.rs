@@ -148,7 +148,7 @@ fn accumulate(r: &mut Rng, g: &mut Graph) -> Option<Node> {
     };
     let ty = g.buffers[m.dst].ty;
     let first = m.slots.first().copied();
-    let n_slot = first.is_some_and(|s| g.buffers[s].len == Len::N);
+    let n_slot = first.is_some_and(|s| g.buffers[s].len == Len::N && !g.buffers[s].fields);
     if m.in_place || ty == Ty::F32 || !n_slot {
         return Some(Node::Map(m));
     }
@@ -588,21 +588,7 @@ pub fn finish(r: &mut Rng, g: &mut Graph) {
             })
             .reduce(|a, b| Expr::Bin(BinOp::Add, Box::new(a), Box::new(b)))
             .unwrap_or(Expr::Index);
-        g.nodes.push(Node::Map(Map {
-            slots,
-            dst,
-            in_place: false,
-            uniform: false,
-            workgroup: 64,
-            index: IndexForm::Plain,
-            guard: Guard::Wrap,
-            helper: None,
-            constant: None,
-            locals: Vec::new(),
-            value,
-            tokens: false,
-            atomic: None,
-        }));
+        g.nodes.push(Node::Map(Map::plain(slots, dst, value)));
     }
     classify(r, g);
     g.uniform = g

@@ -216,25 +216,13 @@ fn halve(r: &mut Rng, g: &mut Graph) -> Option<Node> {
     let value = push(g, Ty::U32, Len::N, None, None);
     let shift = r.pick(&[16, 22, 25, 28, 31]);
     let read = Expr::convert(Expr::Read(0, At::Own), g.buffers[src].ty, Ty::U32);
-    g.nodes.push(Node::Map(Map {
-        slots: vec![src],
-        dst: value,
-        in_place: false,
-        uniform: false,
-        workgroup: 64,
-        index: IndexForm::Plain,
-        guard: Guard::Wrap,
-        helper: None,
-        constant: None,
-        locals: Vec::new(),
-        value: Expr::Bin(
-            BinOp::Shr(shift),
-            Box::new(read),
-            Box::new(Expr::Lit(Ty::U32, 0)),
-        ),
-        tokens: false,
-        atomic: None,
-    }));
+    let value_of = Expr::Bin(
+        BinOp::Shr(shift),
+        Box::new(read),
+        Box::new(Expr::Lit(Ty::U32, 0)),
+    );
+    g.nodes
+        .push(Node::Map(Map::plain(vec![src], value, value_of)));
     let sum = push(g, Ty::U32, Len::N, None, None);
     g.nodes.push(Node::Clear { dst: sum, value: 0 });
     let flag = push(g, Ty::U32, Len::One, None, None);

@@ -169,15 +169,36 @@ pub fn from_parse(e: &ParseError, source: &str) -> Rewritten {
             out.message = format!("expected {expected}, found `{found}`");
         }
     } else if message.starts_with("automatic conversions cannot convert") {
-        out.help = Some(
-            "WGSL never converts implicitly: convert it explicitly, e.g. `f32(x)` or `u32(x)`"
-                .to_owned(),
-        );
+        out.help = Some(match converted_struct(&message) {
+            Some(name) => format!(
+                "`{name}` is a struct, which converts to no number: use one of its members (`value.member`)"
+            ),
+            None => {
+                "WGSL never converts implicitly: convert it explicitly, e.g. `f32(x)` or `u32(x)`"
+                    .to_owned()
+            }
+        });
     } else if message == NAGA_INTERNAL {
         front_end_limit(&mut out, e.notes().next().unwrap_or_default());
     }
     out.message = words(&out.message);
     out
+}
+
+/// The type that naga's "automatic conversions cannot convert `T` ..." or
+/// "... elements of `T` ..." names, when it is a user's struct (a name
+/// that is no WGSL built-in type).
+fn converted_struct(message: &str) -> Option<&str> {
+    let name = message.split('`').nth(1)?;
+    const BUILT_IN: [&str; 12] = [
+        "f32", "f16", "f64", "i32", "u32", "i64", "u64", "bool", "vec", "mat", "array", "atomic",
+    ];
+    let built_in = BUILT_IN.iter().any(|b| name.starts_with(b))
+        || name.starts_with("{Abstract")
+        || name.starts_with("ptr")
+        || name.starts_with("texture")
+        || name.starts_with("sampler");
+    (!built_in).then_some(name)
 }
 
 /// naga's message for its `Error::Internal`; the reason is in its note.

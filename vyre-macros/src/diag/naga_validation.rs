@@ -122,9 +122,15 @@ fn function_error(
                 out.class = Class::Type;
                 let (l, r) = (type_inner(module, lhs_type), type_inner(module, rhs_type));
                 out.message = format!("`{}` cannot combine `{l}` and `{r}`", op_symbol(*op));
-                out.help = Some(format!(
-                    "WGSL never converts implicitly: convert one operand, e.g. `{l}(...)` or `{r}(...)`"
-                ));
+                out.help = Some(match struct_member(lhs_type).or(struct_member(rhs_type)) {
+                    // No conversion makes a number of a struct: a member does.
+                    Some(member) => format!(
+                        "a struct is not a number: use one of its members, e.g. `.{member}`"
+                    ),
+                    None => format!(
+                        "WGSL never converts implicitly: convert one operand, e.g. `{l}(...)` or `{r}(...)`"
+                    ),
+                });
             }
             // The whole expression, from naga's span table.
             let span = function.expressions.get_span(*handle);
@@ -254,7 +260,24 @@ fn type_contains(module: &Module, outer: Handle<Type>, inner: Handle<Type>, dept
 }
 
 /// WGSL spelling of a type naga's error carries by value.
+/// The first member's name of a struct type, `None` for other types.
+fn struct_member(inner: &TypeInner) -> Option<String> {
+    match inner {
+        TypeInner::Struct { members, .. } => members.first()?.name.clone(),
+        _ => None,
+    }
+}
+
+/// A type as WGSL spells it; a struct by its declared name (naga's
+/// writer knows only its layout here and says `{unnamed struct}`).
 fn type_inner(module: &Module, inner: &TypeInner) -> String {
+    if let TypeInner::Struct { .. } = inner
+        && let Some(name) = (module.types.iter())
+            .find(|(_, t)| &t.inner == inner)
+            .and_then(|(_, t)| t.name.clone())
+    {
+        return name;
+    }
     let mut s = String::new();
     match module.to_ctx().write_type_inner(inner, &mut s) {
         Ok(()) => s,
