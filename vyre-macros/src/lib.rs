@@ -38,7 +38,7 @@
 //! * no proc-macro API off the macro's thread: naga runs on a worker thread
 //!   that makes plain data only (`check/worker.rs`; `tests::threads`
 //!   checks the files it reaches);
-//! * `tests/compile_many.rs` (the workspace's), which builds about 200
+//! * `tests/compile/compile_many.rs` (the workspace's), which builds about 200
 //!   invalid kernels in every source form through the real compiler and
 //!   fails on any internal error or panic, and the fuzz test
 //!   (`tests::fuzz`), which runs thousands of mutants of every invocation

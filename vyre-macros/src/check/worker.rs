@@ -19,7 +19,7 @@
 //! (`diag/naga_errors.rs`, `partial.rs`, `convert.rs`,
 //! `model/rust_types.rs`, `model/features.rs`) name no `proc_macro`,
 //! `proc_macro2`, `syn` or `quote` item; the unit test `tests::threads`
-//! checks it, and `tests/compile_many.rs` builds over a hundred failing
+//! checks it, and `tests/compile/compile_many.rs` builds over a hundred failing
 //! kernels through the real compiler.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -4,7 +4,7 @@
 //! tests read the source: the files the worker reaches name no
 //! `proc_macro`, `proc_macro2`, `syn` or `quote` item, reach no other file
 //! of the crate, and no other file adds methods to their types. The real
-//! compiler runs the same paths in `tests/compile_many.rs`.
+//! compiler runs the same paths in `tests/compile/compile_many.rs`.
 
 use std::path::{Path, PathBuf};
 

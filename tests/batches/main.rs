@@ -1,0 +1,13 @@
+//! Several runs at once: batches (`batch`, `batch_lengths`), streams
+//! (`stream`) and problem size 0 in every way to run (`size_zero`).
+//!
+//! One test binary of the workspace's `tests/`; `tests/README.md` says
+//! which binary holds which area and where a new test goes.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod batch;
+mod batch_lengths;
+mod size_zero;
+mod stream;

@@ -1,0 +1,15 @@
+//! Data-dependent work: append buffers and `over count(..)` (`append`),
+//! self-stopping loops (`loops`), their idle iterations (`idle`), learned
+//! loop bounds (`loop_bounds`) and what a loop costs (`loop_cost`).
+//!
+//! One test binary of the workspace's `tests/`; `tests/README.md` says
+//! which binary holds which area and where a new test goes.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod append;
+mod idle;
+mod loop_bounds;
+mod loop_cost;
+mod loops;

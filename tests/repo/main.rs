@@ -1,0 +1,15 @@
+//! The repository itself: the house rules (`house`), one error per UI case
+//! (`ui_counts`), the committed pictures of graphs (`pictures`) and Cargo
+//! rebuilding what a kernel imports (`modules_rebuild`). `house` and
+//! `ui_counts` read files and need no GPU.
+//!
+//! One test binary of the workspace's `tests/`; `tests/README.md` says
+//! which binary holds which area and where a new test goes.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod house;
+mod modules_rebuild;
+mod pictures;
+mod ui_counts;
