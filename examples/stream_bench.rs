@@ -144,17 +144,17 @@ fn run_variant(graph: &Neighbours, k: usize, xs: &[Vec<u32>], ys: &mut [Vec<u32>
         0 => {
             for i in &mut runs {
                 graph
-                    .run(i.n, &i.feeds, &mut i.sinks, &auto)
+                    .run(&auto, i.n, &i.feeds, &mut i.sinks)
                     .expect("sequential run");
             }
         }
         1..=4 => {
-            for r in graph.run_many(&mut runs, k, &asked) {
+            for r in graph.run_many(&asked, k, &mut runs) {
                 r.expect("streamed run");
             }
         }
         _ => {
-            for r in graph.run_many(&mut runs, k - 2, &auto) {
+            for r in graph.run_many(&auto, k - 2, &mut runs) {
                 r.expect("streamed run");
             }
         }

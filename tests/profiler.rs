@@ -28,10 +28,10 @@ fn frame(
     let recorded = graph
         .record_profiled(
             &mut encoder,
+            &DispatchConfig::default(),
             x.len() as u64,
             &[Feed::Host(bytes(x))],
             &[Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
             scope,
         )
         .expect("record");
@@ -97,10 +97,10 @@ fn a_recorded_graph_shows_a_scope_per_node_inside_the_applications_query() {
     let recorded = graph
         .record(
             &mut encoder,
+            &DispatchConfig::default(),
             x.len() as u64,
             &[Feed::Host(bytes(&x))],
             &[Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("record");
     profiler.end_query(&mut encoder, frame);

@@ -138,7 +138,7 @@ fn graph_new_and_every_run_have_their_spans_nested_as_documented() {
         let feeds = [Feed::Host(bytes(&x))];
         let mut sinks = [Sink::Host(bytes_mut(&mut y))];
         let config = DispatchConfig::default();
-        pollster::block_on(graph.run_async(x.len() as u64, &feeds, &mut sinks, &config))
+        pollster::block_on(graph.run_async(&config, x.len() as u64, &feeds, &mut sinks))
             .expect("run");
         assert_same(&y, &two_step_cpu(&x), "async y");
     });
@@ -152,10 +152,10 @@ fn graph_new_and_every_run_have_their_spans_nested_as_documented() {
         let recorded = graph
             .record(
                 &mut encoder,
+                &DispatchConfig::default(),
                 x.len() as u64,
                 &[Feed::Host(bytes(&x))],
                 &[Sink::Host(bytes_mut(&mut y))],
-                &DispatchConfig::default(),
             )
             .expect("record");
         let submission = gpu.queue().submit([encoder.finish()]);
@@ -203,10 +203,10 @@ fn batches_and_streams_hold_their_runs_spans() {
                 .collect();
             let config = DispatchConfig::default();
             if depth == 0 {
-                let report = graph.run_batch(&mut instances, &config).expect("batch");
+                let report = graph.run_batch(&config, &mut instances).expect("batch");
                 assert!(report.runs.iter().all(Result::is_ok));
             } else {
-                let runs = graph.run_many(&mut instances, depth, &config);
+                let runs = graph.run_many(&config, depth, &mut instances);
                 assert!(runs.iter().all(Result::is_ok));
             }
         });

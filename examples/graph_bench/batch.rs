@@ -66,7 +66,7 @@ fn run_variant(
     match k {
         0 => {
             let report = graph
-                .run_batch(&mut instances(xs, ys), &config)
+                .run_batch(&config, &mut instances(xs, ys))
                 .expect("batch");
             for run in report.runs {
                 run.expect("batched instance");
@@ -91,7 +91,7 @@ fn run_variant(
         }
         _ => {
             let depth = k;
-            for run in graph.run_many(&mut instances(xs, ys), depth, &config) {
+            for run in graph.run_many(&config, depth, &mut instances(xs, ys)) {
                 run.expect("streamed run");
             }
         }

@@ -426,10 +426,10 @@ pub fn probe(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
                 5 => time_ms(|| {
                     let report = unfused_graph
                         .run(
+                            &DispatchConfig::default(),
                             n,
                             &[vyre_graph::Feed::Host(input)],
                             &mut [vyre_graph::Sink::Host(bytemuck::cast_slice_mut(&mut out))],
-                            &DispatchConfig::default(),
                         )
                         .expect("unfused run");
                     let p = report.phases;

@@ -137,10 +137,10 @@ pub fn measure(gpu: &Gpu, w: &Workload<'_>, reps: usize) -> Row {
     let run_unfused = |out: &mut [u32]| {
         w.unfused
             .run(
+                &plain,
                 w.n,
                 &[vyre_graph::Feed::Host(input)],
                 &mut [vyre_graph::Sink::Host(bytemuck::cast_slice_mut(out))],
-                &plain,
             )
             .expect("unfused run")
     };

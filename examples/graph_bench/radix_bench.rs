@@ -90,18 +90,18 @@ pub fn probe_radix(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
                     1 => sorter
                         .graph()
                         .run(
+                            &config,
                             n,
                             &[vyre_graph::Feed::Host(input)],
                             &mut [vyre_graph::Sink::Host(bytemuck::cast_slice_mut(&mut out))],
-                            &config,
                         )
                         .expect("untyped"),
                     _ => other
                         .run(
+                            &config,
                             n,
                             &[vyre_graph::Feed::Host(input)],
                             &mut [vyre_graph::Sink::Host(bytemuck::cast_slice_mut(&mut out))],
-                            &config,
                         )
                         .expect("second"),
                 });

@@ -266,10 +266,10 @@ impl<'g> Resident<'g> {
             *sink = vyre_graph::Sink::Device(&self.handle);
         }
         let report = self.graph.run(
+            config,
             self.n,
             &[vyre_graph::Feed::Device(input)],
             &mut sinks,
-            config,
         )?;
         Ok(report.gpu_ns.map(|t| t as f64 / 1e3))
     }

@@ -207,7 +207,7 @@ fn run_cases(
     config: &DispatchConfig,
 ) -> vyre_graph::BatchReport {
     let mut batch = instances(cases);
-    let report = graph.run_batch(&mut batch, config).expect("batch");
+    let report = graph.run_batch(config, &mut batch).expect("batch");
     drop(batch);
     for (i, run) in report.runs.iter().enumerate() {
         assert!(run.is_ok(), "instance {i}: {run:?}");
@@ -368,7 +368,7 @@ fn a_wrong_length_feed_is_named_before_anything_runs() {
     let mut batch = instances(&mut cases);
     let err = graph
         .graph()
-        .run_batch(&mut batch, &DispatchConfig::default())
+        .run_batch(&DispatchConfig::default(), &mut batch)
         .expect_err("a short feed");
     drop(batch);
     assert!(
@@ -417,7 +417,7 @@ fn instances_sharing_a_resident_input_run_as_recorded_copies() {
                 )
             })
             .collect();
-        let report = g.run_batch(&mut batch, &config).expect("batch");
+        let report = g.run_batch(&config, &mut batch).expect("batch");
         drop(batch);
         assert_eq!(report.stacked, 0);
         assert_eq!(report.chunks, 1);
@@ -466,7 +466,7 @@ fn append_outputs_in_a_batch_keep_each_instance_s_own_count() {
         .collect();
     let report = graph
         .graph()
-        .run_batch(&mut batch, &DispatchConfig::default())
+        .run_batch(&DispatchConfig::default(), &mut batch)
         .expect("batch");
     drop(batch);
     assert_eq!(report.stacked, 0);
@@ -503,7 +503,7 @@ fn loops_in_a_batch_report_each_instance_s_own_iterations() {
         .collect();
     let report = graph
         .graph()
-        .run_batch(&mut batch, &DispatchConfig::default())
+        .run_batch(&DispatchConfig::default(), &mut batch)
         .expect("batch");
     drop(batch);
     assert_eq!(report.chunks, 1);
@@ -574,7 +574,7 @@ fn recorded_copies_split_at_the_plan_cache_s_capacity() {
         .collect();
     let before = gpu.counters();
     let report = graph
-        .run_batch(&mut batch, &DispatchConfig::default())
+        .run_batch(&DispatchConfig::default(), &mut batch)
         .expect("batch");
     drop(batch);
     assert_eq!(report.chunks, 3);
@@ -660,7 +660,7 @@ fn stacked_sinks_of_every_kind_receive_their_own_part() {
                 )
             })
             .collect();
-        let report = graph.graph().run_batch(&mut batch, &config).expect("batch");
+        let report = graph.graph().run_batch(&config, &mut batch).expect("batch");
         drop(batch);
         assert_eq!(report.stacked, cases.len());
         for (i, c) in cases.iter().enumerate() {
@@ -709,7 +709,7 @@ fn stacked_struct_elements_of_odd_counts_land_in_place() {
                     )
                 })
                 .collect();
-            let report = graph.graph().run_batch(&mut batch, &config).expect("batch");
+            let report = graph.graph().run_batch(&config, &mut batch).expect("batch");
             drop(batch);
             assert_eq!(report.stacked, b, "n = {n}, B = {b}");
             for (i, (x, y)) in xs.iter().zip(&ys).enumerate() {

@@ -117,7 +117,7 @@ fn untyped(graph: &Graph, cpu: fn(&[u32]) -> Vec<u32>, what: &str) {
     let mut ys: Vec<Vec<u32>> = SIZES.iter().map(|&n| vec![0; n]).collect();
     let mut batch = instances(&xs, &mut ys);
     let report = graph
-        .run_batch(&mut batch, &DispatchConfig::default())
+        .run_batch(&DispatchConfig::default(), &mut batch)
         .expect("batch");
     assert_eq!(
         report.stacked, 0,
@@ -132,7 +132,7 @@ fn untyped(graph: &Graph, cpu: fn(&[u32]) -> Vec<u32>, what: &str) {
     }
     let mut ys: Vec<Vec<u32>> = SIZES.iter().map(|&n| vec![0; n]).collect();
     let mut stream = instances(&xs, &mut ys);
-    for r in graph.run_many(&mut stream, 3, &DispatchConfig::default()) {
+    for r in graph.run_many(&DispatchConfig::default(), 3, &mut stream) {
         r.expect("stream run");
     }
     drop(stream);

@@ -198,19 +198,19 @@ fn untyped_modes(graph: &Graph, after: &dyn Fn()) -> Vec<(&'static str, Answer)>
     };
     answers.push((
         "Graph::run",
-        into_vec(&mut |sinks| graph.run(0, &feeds, sinks, &config)),
+        into_vec(&mut |sinks| graph.run(&config, 0, &feeds, sinks)),
     ));
     after();
     answers.push((
         "Graph::run_async",
-        into_vec(&mut |sinks| pollster::block_on(graph.run_async(0, &feeds, sinks, &config))),
+        into_vec(&mut |sinks| pollster::block_on(graph.run_async(&config, 0, &feeds, sinks))),
     ));
     after();
     // A host sink recorded, then the same sink read.
     let recorded = {
         let mut y: Vec<u32> = Vec::new();
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        let run = graph.record(&mut encoder, 0, &feeds, &[Sink::from(&mut y)], &config);
+        let run = graph.record(&mut encoder, &config, 0, &feeds, &[Sink::from(&mut y)]);
         run.and_then(|run| {
             let submission = gpu.queue().submit([encoder.finish()]);
             run.read(submission, &mut [Sink::from(&mut y)])
@@ -222,7 +222,7 @@ fn untyped_modes(graph: &Graph, after: &dyn Fn()) -> Vec<(&'static str, Answer)>
     // A resident sink made for n = 0.
     let b = graph.spec().host_outputs().next().expect("one output");
     let resident = graph.create_buffer(b, 0).and_then(|h| {
-        graph.run(0, &feeds, &mut [Sink::Device(&h)], &config)?;
+        graph.run(&config, 0, &feeds, &mut [Sink::Device(&h)])?;
         h.read_as::<u32>(&gpu)
     });
     answers.push(("Graph::run into a resident sink", resident));
@@ -231,7 +231,7 @@ fn untyped_modes(graph: &Graph, after: &dyn Fn()) -> Vec<(&'static str, Answer)>
         let mut y: Vec<u32> = Vec::new();
         let mut one = [Instance::new(0, feeds.to_vec(), vec![Sink::from(&mut y)])];
         let ran = graph
-            .run_batch(&mut one, &config)
+            .run_batch(&config, &mut one)
             .and_then(|mut report| report.runs.remove(0));
         drop(one);
         ran.map(|_| y).map_err(unwrap_batch)
@@ -244,7 +244,7 @@ fn untyped_modes(graph: &Graph, after: &dyn Fn()) -> Vec<(&'static str, Answer)>
             Instance::new(0, feeds.to_vec(), vec![Sink::from(&mut y0)]),
             Instance::new(0, feeds.to_vec(), vec![Sink::from(&mut y1)]),
         ];
-        let mut ran = graph.run_many(&mut two, depth, &config);
+        let mut ran = graph.run_many(&config, depth, &mut two);
         drop(two);
         let second = ran.pop().expect("two results");
         let first = ran.pop().expect("two results");
@@ -403,10 +403,10 @@ fn a_graph_with_values_at_zero_is_refused_by_every_mode_and_then_runs() {
         graph
             .graph()
             .run(
+                &DispatchConfig::default(),
                 0,
                 &feeds,
                 &mut [Sink::from(&mut y)],
-                &DispatchConfig::default(),
             )
             .map(|_| y)
     };

@@ -86,7 +86,7 @@ fn stream(
             )
         })
         .collect();
-    let results = graph.graph().run_many(&mut runs, depth, &overlapped());
+    let results = graph.graph().run_many(&overlapped(), depth, &mut runs);
     drop(runs);
     (results, ys)
 }
@@ -148,7 +148,7 @@ fn a_failing_run_in_the_middle_is_its_own_and_the_stream_goes_on() {
             )
         })
         .collect();
-    let results = graph.graph().run_many(&mut runs, 2, &overlapped());
+    let results = graph.graph().run_many(&overlapped(), 2, &mut runs);
     drop(runs);
     for (k, r) in results.iter().enumerate() {
         if k == 3 {

@@ -457,10 +457,10 @@ pub fn run_host(graph: &Graph, x: &[u32]) -> (Vec<u32>, RunReport) {
     let mut y = vec![0u32; x.len()];
     let report = graph
         .run(
+            &DispatchConfig::default(),
             x.len() as u64,
             &[Feed::Host(bytes(x))],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("run");
     (y, report)

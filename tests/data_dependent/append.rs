@@ -375,7 +375,7 @@ fn one_repeat_fits_every_grow_buffer_that_overflowed() {
         let mut sinks: Vec<vyre_graph::Sink<'_>> =
             out.iter_mut().map(|o| vyre_graph::Sink::Host(o)).collect();
         let feeds = [vyre_graph::Feed::Host(vyre_graph::bytemuck::cast_slice(&x))];
-        g.run(5000, &feeds, &mut sinks, &Default::default())
+        g.run(&Default::default(), 5000, &feeds, &mut sinks)
             .map(|_| ())
     };
     let first = run().expect_err("both overflow");
@@ -642,13 +642,13 @@ fn a_count_past_the_fold_point_of_an_x_only_kernel_is_reported() {
         let mut hits = vec![0u32; n + 1];
         let mut out = vec![0u32; n];
         let result = graph.run(
+            &vyre_graph::DispatchConfig::default(),
             n as u64,
             &[vyre_graph::Feed::Host(bytes(&x))],
             &mut [
                 vyre_graph::Sink::Host(bytes_mut(&mut hits)),
                 vyre_graph::Sink::Host(bytes_mut(&mut out)),
             ],
-            &vyre_graph::DispatchConfig::default(),
         );
         (result, x, hits, out)
     };
@@ -1205,7 +1205,7 @@ fn a_stream_whose_append_output_grows_returns_every_run() {
             vec![vyre_graph::Feed::Host(bytemuck::cast_slice(&x))],
             vec![vyre_graph::Sink::Host(&mut hits)],
         )];
-        let ran = graph.graph().run_many(&mut one, 3, &config);
+        let ran = graph.graph().run_many(&config, 3, &mut one);
         assert!(
             matches!(
                 &ran[0],

@@ -393,7 +393,7 @@ fn the_async_path_continues_a_held_loop_without_blocking() {
         let config = learned();
         let future = graph
             .graph()
-            .run_async(v.len() as u64, &feeds, &mut sinks, &config);
+            .run_async(&config, v.len() as u64, &feeds, &mut sinks);
         let report = pollster::block_on(future).expect("async run");
         (out, report)
     };
@@ -443,10 +443,10 @@ fn a_recorded_run_records_every_iteration() {
         .graph()
         .record(
             &mut encoder,
+            &learned(),
             v.len() as u64,
             &[Feed::Device(&input)],
             &[Sink::Device(&output)],
-            &learned(),
         )
         .expect("record");
     assert_eq!(recorded.report().dispatches, 64 * 2, "all K iterations");

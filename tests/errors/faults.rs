@@ -166,10 +166,10 @@ fn device_errors_never_reach_a_panicking_error_handler_and_the_graph_recovers() 
     let good = GpuBufferHandle::from_slice(&gpu, &x).expect("handle");
     graph
         .run(
+            &DispatchConfig::default(),
             1000,
             &[Feed::Device(&good)],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("good run");
     assert_same(&y, &want, "before the fault");
@@ -181,10 +181,10 @@ fn device_errors_never_reach_a_panicking_error_handler_and_the_graph_recovers() 
     broken.buffer().destroy();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         graph.run(
+            &DispatchConfig::default(),
             1000,
             &[Feed::Device(&broken)],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
     }));
     let err = result
@@ -199,20 +199,20 @@ fn device_errors_never_reach_a_panicking_error_handler_and_the_graph_recovers() 
     y.fill(0);
     graph
         .run(
+            &DispatchConfig::default(),
             1000,
             &[Feed::Device(&good)],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("run after the fault");
     assert_same(&y, &want, "after the fault");
     y.fill(0);
     graph
         .run(
+            &DispatchConfig::default(),
             1000,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("host run after the fault");
     assert_same(&y, &want, "host input after the fault");
@@ -314,10 +314,10 @@ fn zero_sized_grids_are_errors_not_silently_skipped_nodes() {
     let mut y = vec![0u32; 64];
     let err = graph
         .run(
+            &DispatchConfig::default(),
             64,
             &[],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect_err("zero grid");
     assert!(
@@ -425,10 +425,10 @@ fn a_dropped_resident_input_is_freed_at_once_even_while_a_plan_names_it() {
     let handle = GpuBufferHandle::from_slice(&gpu, &x).expect("handle");
     graph
         .run(
+            &DispatchConfig::default(),
             100_000,
             &[Feed::Device(&handle)],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("run");
     let with_handle = gpu.counters().live_buffer_bytes;
@@ -447,10 +447,10 @@ fn a_dropped_resident_input_is_freed_at_once_even_while_a_plan_names_it() {
     let handle = GpuBufferHandle::from_slice(&gpu, &other).expect("handle");
     graph
         .run(
+            &DispatchConfig::default(),
             100_000,
             &[Feed::Device(&handle)],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("run");
     let want = two_step_cpu(&other);
@@ -515,7 +515,7 @@ fn async_rounds(graph: &Arc<Graph>, seed: u64, rounds: usize, per_round: usize, 
                     .zip(&feeds)
                     .zip(sinks.iter_mut())
                     .map(|((x, feeds), sinks)| {
-                        graph.run_async(x.len() as u64, feeds, sinks, &config)
+                        graph.run_async(&config, x.len() as u64, feeds, sinks)
                     })
                     .collect();
                 pollster::block_on(join_woken(runs))
@@ -542,10 +542,10 @@ fn async_then_sync(graph: &Graph, n: usize, seed: u32) {
     let x = data(n, seed);
     let mut y = vec![0u32; n];
     pollster::block_on(graph.run_async(
+        &DispatchConfig::default(),
         n as u64,
         &[Feed::Host(bytes(&x))],
         &mut [Sink::Host(bytes_mut(&mut y))],
-        &DispatchConfig::default(),
     ))
     .expect("async run");
     assert_same(&y, &two_step_cpu(&x), "async run");

@@ -58,7 +58,7 @@ fn nothing_done(gpu: &Gpu, before: &GpuCounters) {
 
 fn run(graph: &Graph, n: u64, feeds: &[Feed<'_>], sinks: &mut [Sink<'_>]) -> BackendError {
     graph
-        .run(n, feeds, sinks, &DispatchConfig::default())
+        .run(&DispatchConfig::default(), n, feeds, sinks)
         .expect_err("the run should fail")
 }
 
@@ -266,10 +266,10 @@ fn released_or_too_small_resident_handle() {
     // It works while alive, and the plan keeps its bind groups on it...
     graph
         .run(
+            &DispatchConfig::default(),
             256,
             &[Feed::Device(&handle)],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("run with a live handle");
     let clone = handle.clone();
@@ -322,10 +322,10 @@ fn problem_size_zero() {
     let before = gpu.counters();
     let report = graph
         .run(
+            &DispatchConfig::default(),
             0,
             &[Feed::Host(&[])],
             &mut [Sink::Host(&mut [])],
-            &DispatchConfig::default(),
         )
         .expect("n = 0 with every output empty");
     assert_eq!((report.n, report.submissions, report.dispatches), (0, 0, 0));
@@ -490,10 +490,10 @@ fn grid_that_cannot_be_folded() {
     let before = gpu.counters();
     let err = graph
         .run(
+            &DispatchConfig::default().with_grid_override([max.saturating_add(1), 1, 1]),
             100,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Skip],
-            &DispatchConfig::default().with_grid_override([max.saturating_add(1), 1, 1]),
         )
         .expect_err("grid override over the limit");
     assert!(
@@ -514,10 +514,10 @@ fn readback_over_max_output_bytes() {
     let before = gpu.counters();
     let err = graph
         .run(
+            &config,
             1000,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &config,
         )
         .expect_err("over the cap");
     assert!(
@@ -540,7 +540,7 @@ fn readback_over_max_output_bytes() {
     // skipped goes through.
     let before = gpu.counters();
     graph
-        .run(1000, &[Feed::Host(bytes(&x))], &mut [Sink::Skip], &config)
+        .run(&config, 1000, &[Feed::Host(bytes(&x))], &mut [Sink::Skip])
         .expect("skipped output");
     let delta = gpu.counters().since(&before);
     assert_eq!(delta.submissions, 1);
@@ -662,10 +662,10 @@ fn plan_over_the_device_memory_budget() {
     let before = gpu.counters();
     let err = graph
         .run(
+            &budget,
             1000,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &budget,
         )
         .expect_err("over budget");
     // x, y and y's readback buffer: 3 × 4000 bytes.
@@ -689,19 +689,19 @@ fn plan_over_the_device_memory_budget() {
     // A plan already cached is held to the budget of each run.
     graph
         .run(
+            &DispatchConfig::default(),
             1000,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("unbounded run");
     let before = gpu.counters();
     let err = graph
         .run(
+            &budget,
             1000,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &budget,
         )
         .expect_err("cached plan over budget");
     assert!(
@@ -724,10 +724,10 @@ fn plan_over_the_device_memory_budget() {
     let fits = DispatchConfig::default().with_device_memory_budget_bytes(12_000);
     graph
         .run(
+            &fits,
             1000,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &fits,
         )
         .expect("run within budget");
 }
@@ -768,10 +768,10 @@ fn broken_wgsl_is_an_error_not_a_panic() {
     let mut y = vec![0u32; 100];
     graph
         .run(
+            &DispatchConfig::default(),
             100,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("run after a compile failure");
     assert_same(
@@ -1008,10 +1008,10 @@ fn record_two_step<'g>(
     graph
         .record(
             encoder,
+            &DispatchConfig::default(),
             x.len() as u64,
             &[Feed::Host(bytes(x))],
             &[Sink::Host(bytes_mut(y))],
-            &DispatchConfig::default(),
         )
         .expect("record")
 }
@@ -1110,10 +1110,10 @@ fn reading_a_recorded_run_whose_commands_never_ran_is_not_submitted() {
     assert_same(&y, &two_step_cpu(&x), "run after the misuse");
     let mut y = vec![0u32; n];
     pollster::block_on(graph.run_async(
+        &DispatchConfig::default(),
         n as u64,
         &[Feed::Host(bytes(&x))],
         &mut [Sink::Host(bytes_mut(&mut y))],
-        &DispatchConfig::default(),
     ))
     .expect("async run");
     assert_same(&y, &two_step_cpu(&x), "async run after the misuse");
@@ -1178,10 +1178,10 @@ fn misused_handles_are_named_for_what_they_are() {
     let before = gpu.counters();
     let err = graph
         .run(
+            &DispatchConfig::default(),
             16,
             &[Feed::Texture(&texture)],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect_err("a texture for a buffer");
     nothing_submitted(&gpu, &before);
@@ -1196,10 +1196,10 @@ fn misused_handles_are_named_for_what_they_are() {
     );
     let err = graph
         .run(
+            &DispatchConfig::default(),
             16,
             &[Feed::Host(bytes(&[1; 16]))],
             &mut [Sink::Texture(&texture)],
-            &DispatchConfig::default(),
         )
         .expect_err("a texture for a buffer output");
     assert!(
@@ -1233,10 +1233,10 @@ fn misused_handles_are_named_for_what_they_are() {
     let err = columns
         .graph()
         .run(
+            &DispatchConfig::default(),
             4,
             &[Feed::Device(&texels)],
             &mut [Sink::Skip],
-            &DispatchConfig::default(),
         )
         .expect_err("a buffer for a texture");
     let message = err.to_string();
@@ -1255,10 +1255,10 @@ fn misused_handles_are_named_for_what_they_are() {
     let mut y = vec![0u32; 16];
     graph
         .run(
+            &DispatchConfig::default(),
             16,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("run");
     let want: Vec<u32> = x.iter().map(|&v| mul3_add1(v)).collect();

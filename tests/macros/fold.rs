@@ -303,10 +303,10 @@ fn hand_built_x_only_kernel_is_refused_on_a_folded_grid() {
     let [last, past, ..] = sizes(64);
     let run = |x: &[u32], y: &mut [u32]| {
         graph.run(
+            &DispatchConfig::default(),
             x.len() as u64,
             &[Feed::Host(bytes(x))],
             &mut [Sink::Host(bytes_mut(y))],
-            &DispatchConfig::default(),
         )
     };
 

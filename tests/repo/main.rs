@@ -1,4 +1,5 @@
-//! The repository itself: the house rules (`house`), one error per UI case
+//! The repository itself: the house rules (`house`), the public API as
+//! `docs/api.md` lists it (`api_list`), one error per UI case
 //! (`ui_counts`), the committed pictures of graphs (`pictures`) and Cargo
 //! rebuilding what a kernel imports (`modules_rebuild`). `house` and
 //! `ui_counts` read files and need no GPU.
@@ -9,6 +10,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod api_list;
 mod house;
 mod modules_rebuild;
 mod pictures;

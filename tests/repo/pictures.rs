@@ -55,10 +55,10 @@ fn a_profiled_graphs_picture_shows_its_node_times() {
     let mut y = vec![0u32; x.len()];
     graph
         .run(
+            &vyre_graph::DispatchConfig::default().with_profile(true),
             x.len() as u64,
             &[vyre_graph::Feed::Host(common::bytes(&x))],
             &mut [vyre_graph::Sink::Host(common::bytes_mut(&mut y))],
-            &vyre_graph::DispatchConfig::default().with_profile(true),
         )
         .expect("run");
     common::assert_same(&y, &common::two_step_cpu(&x), "y");

@@ -155,10 +155,10 @@ fn application_buffers_as_inputs_and_as_device_sinks() {
     graph
         .graph()
         .run(
+            &DispatchConfig::default(),
             n as u64,
             &[Feed::Device(&input)],
             &mut [Sink::Device(&output_handle)],
-            &DispatchConfig::default(),
         )
         .expect("run into the application's buffer");
     assert_eq!(
@@ -215,10 +215,10 @@ fn imported_buffers_are_checked() {
     let err = graph
         .graph()
         .run(
+            &DispatchConfig::default(),
             16,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Device(&storage_only)],
-            &DispatchConfig::default(),
         )
         .expect_err("no COPY_DST");
     assert!(reason(err).contains("lacks COPY_DST"));
@@ -227,10 +227,10 @@ fn imported_buffers_are_checked() {
     let err = graph
         .graph()
         .run(
+            &DispatchConfig::default(),
             16,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Device(&small)],
-            &DispatchConfig::default(),
         )
         .expect_err("too small");
     assert!(reason(err).contains("holds 32 bytes but 64 are needed"));
@@ -396,10 +396,10 @@ fn a_recorded_run_reads_host_outputs_after_the_callers_submission() {
         .graph()
         .record(
             &mut encoder,
+            &DispatchConfig::default(),
             1000,
             &[Feed::Host(bytes(&x))],
             &[Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("record");
     assert!(recorded.reads_back());
@@ -410,10 +410,10 @@ fn a_recorded_run_reads_host_outputs_after_the_callers_submission() {
             .graph()
             .record(
                 &mut gpu.device().create_command_encoder(&Default::default()),
+                &DispatchConfig::default(),
                 1000,
                 &[Feed::Host(bytes(&x))],
                 &[Sink::Skip],
-                &DispatchConfig::default(),
             )
             .expect("record with a skipped output"),
         other => panic!("expected OutputCountMismatch, got {other:?}"),
@@ -431,10 +431,10 @@ fn a_recorded_run_reads_host_outputs_after_the_callers_submission() {
         .graph()
         .record(
             &mut encoder,
+            &DispatchConfig::default(),
             1000,
             &[Feed::Host(bytes(&x))],
             &[Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("record");
     let submission = gpu.queue().submit([encoder.finish()]);
@@ -448,10 +448,10 @@ fn a_recorded_run_reads_host_outputs_after_the_callers_submission() {
         .graph()
         .record(
             &mut encoder,
+            &DispatchConfig::default(),
             1000,
             &[Feed::Host(bytes(&x))],
             &[Sink::Skip],
-            &DispatchConfig::default(),
         )
         .expect("record");
     drop(recorded);
@@ -513,10 +513,10 @@ fn two_async_runs_in_flight_on_one_device_are_both_right() {
         let run_a = async { a.run_async(&config, &xa).await.map(|o| o.y) };
         let run_b = async {
             b.run_async(
+                &config,
                 xb.len() as u64,
                 &[Feed::Host(bytes(&xb))],
                 &mut [Sink::Host(bytes_mut(&mut yb))],
-                &config,
             )
             .await
             .map(|_| Vec::new())
@@ -539,8 +539,8 @@ fn two_async_runs_in_flight_on_one_device_are_both_right() {
     let (feeds1, feeds2) = ([Feed::Host(bytes(&xb))], [Feed::Host(bytes(&x2))]);
     let mut sinks1 = [Sink::Host(bytes_mut(&mut y1))];
     let mut sinks2 = [Sink::Host(bytes_mut(&mut y2))];
-    let run1 = b.run_async(xb.len() as u64, &feeds1, &mut sinks1, &config);
-    let run2 = b.run_async(xb.len() as u64, &feeds2, &mut sinks2, &config);
+    let run1 = b.run_async(&config, xb.len() as u64, &feeds1, &mut sinks1);
+    let run2 = b.run_async(&config, xb.len() as u64, &feeds2, &mut sinks2);
     for r in join_all(vec![run1, run2]) {
         r.expect("run");
     }

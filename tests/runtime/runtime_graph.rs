@@ -159,10 +159,10 @@ fn resident_handles_chain_two_runs_without_readback() {
     let before = gpu.counters();
     graph
         .run(
+            &DispatchConfig::default(),
             n as u64,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Device(&handle)],
-            &DispatchConfig::default(),
         )
         .expect("run 1");
     let after_first = gpu.counters();
@@ -176,10 +176,10 @@ fn resident_handles_chain_two_runs_without_readback() {
     let mut y = vec![0u32; n];
     graph
         .run(
+            &DispatchConfig::default(),
             n as u64,
             &[Feed::Device(&handle)],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("run 2");
     let second = gpu.counters().since(&after_first);
@@ -217,10 +217,10 @@ fn resident_input_fed_again_with_the_same_handle_makes_no_bind_group() {
         let mut y = vec![0u32; n];
         reader
             .run(
+                &DispatchConfig::default(),
                 n as u64,
                 &[Feed::Device(feed)],
                 &mut [Sink::Host(bytes_mut(&mut y))],
-                &DispatchConfig::default(),
             )
             .expect("reader run");
         y
@@ -234,10 +234,10 @@ fn resident_input_fed_again_with_the_same_handle_makes_no_bind_group() {
     let x2 = data(n, 5);
     writer
         .run(
+            &DispatchConfig::default(),
             n as u64,
             &[Feed::Host(bytes(&x2))],
             &mut [Sink::Device(&handle)],
-            &DispatchConfig::default(),
         )
         .expect("writer run");
     let written: Vec<u32> = x2.iter().map(|&v| mul3_add1(v)).collect();
@@ -295,10 +295,10 @@ fn folded_grid_covers_every_element_exactly() {
     let mut y = vec![u32::MAX; N as usize];
     let report = graph
         .run(
+            &DispatchConfig::default(),
             u64::from(N),
             &[],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("run");
     assert!(report.plan.worker_groups >= N, "{:?}", report.plan);
@@ -375,10 +375,10 @@ fn grid_override_applies_to_its_run_only() {
     let mut y = vec![0u32; n];
     graph
         .run(
+            &DispatchConfig::default().with_grid_override([1, 1, 1]),
             n as u64,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Host(bytes_mut(&mut y))],
-            &DispatchConfig::default().with_grid_override([1, 1, 1]),
         )
         .expect("override run");
     let full: Vec<u32> = x.iter().map(|&v| mul3_add1(v)).collect();
@@ -571,10 +571,10 @@ fn uniform_parameters_change_between_runs() {
         let before = gpu.counters();
         let report = graph
             .run(
+                &DispatchConfig::default(),
                 n as u64,
                 &feeds,
                 &mut [Sink::Host(bytes_mut(&mut y))],
-                &DispatchConfig::default(),
             )
             .expect("run");
         let delta = gpu.counters().since(&before);
@@ -658,10 +658,10 @@ fn in_out_buffer_updated_in_place_and_resident_copy_left_alone() {
     let mut v = vec![0u32; n];
     graph
         .run(
+            &DispatchConfig::default(),
             n as u64,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Host(bytes_mut(&mut v))],
-            &DispatchConfig::default(),
         )
         .expect("host run");
     assert_same(&v, &twice, "in place, host input");
@@ -672,10 +672,10 @@ fn in_out_buffer_updated_in_place_and_resident_copy_left_alone() {
     let mut v = vec![0u32; n];
     let report = graph
         .run(
+            &DispatchConfig::default().with_timeout(std::time::Duration::from_secs(60)),
             n as u64,
             &[Feed::Device(&handle)],
             &mut [Sink::Host(bytes_mut(&mut v))],
-            &DispatchConfig::default().with_timeout(std::time::Duration::from_secs(60)),
         )
         .expect("resident run");
     assert!(report.cache_hit);
@@ -720,10 +720,10 @@ fn two_outputs_with_skip_device_and_host_sinks() {
     let before = gpu.counters();
     graph
         .run(
+            &DispatchConfig::default(),
             n as u64,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Skip, Sink::Host(bytes_mut(&mut got_hi))],
-            &DispatchConfig::default(),
         )
         .expect("skip lo");
     assert_same(&got_hi, &hi, "second output after a skipped one");
@@ -733,10 +733,10 @@ fn two_outputs_with_skip_device_and_host_sinks() {
     let mut got_hi = vec![0u32; n];
     graph
         .run(
+            &DispatchConfig::default(),
             n as u64,
             &[Feed::Host(bytes(&x))],
             &mut [Sink::Device(&lo_handle), Sink::Host(bytes_mut(&mut got_hi))],
-            &DispatchConfig::default(),
         )
         .expect("device lo");
     assert_same(&got_hi, &hi, "host output beside a device output");
@@ -774,10 +774,10 @@ fn f32_kernel_bound_across_groups_zero_and_two() {
     let mut y = vec![0f32; n];
     graph
         .run(
+            &DispatchConfig::default(),
             n as u64,
             &[Feed::Host(bytemuck::cast_slice(&x))],
             &mut [Sink::Host(bytemuck::cast_slice_mut(&mut y))],
-            &DispatchConfig::default(),
         )
         .expect("run");
     for (i, (&got, &v)) in y.iter().zip(&x).enumerate() {

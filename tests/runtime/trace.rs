@@ -282,10 +282,10 @@ fn without_timestamps_a_trace_has_host_phases_and_says_gpu_times_are_unavailable
     let config = DispatchConfig::default().with_profile(true);
     let report = graph
         .run(
+            &config,
             x.len() as u64,
             &[vyre_graph::Feed::Host(bytes(&x))],
             &mut [vyre_graph::Sink::Host(bytes_mut(&mut y))],
-            &config,
         )
         .expect("run");
     assert_same(&y, &two_step_cpu(&x), "y");
@@ -312,10 +312,10 @@ fn without_timestamps_a_trace_has_host_phases_and_says_gpu_times_are_unavailable
     let mut y3 = vec![0u32; x.len()];
     let report = timed
         .run(
+            &config,
             x.len() as u64,
             &[vyre_graph::Feed::Host(bytes(&x))],
             &mut [vyre_graph::Sink::Host(bytes_mut(&mut y3))],
-            &config,
         )
         .expect("run");
     assert_same(&y3, &two_step_cpu(&x), "y timed");

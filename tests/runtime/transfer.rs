@@ -114,22 +114,22 @@ fn bytes_round_trip_at_every_crossover() {
             let n = len as u64;
             let mut slice = vec![0xAAu8; len];
             graph
-                .run(n, &[Feed::Host(&x)], &mut [Sink::Host(&mut slice)], &config)
+                .run(&config, n, &[Feed::Host(&x)], &mut [Sink::Host(&mut slice)])
                 .expect("run into a slice");
             assert_eq!(slice, x, "{len} bytes into a slice, options {k}");
             let mut vec: Vec<u8> = vec![9; 3];
             graph
-                .run(n, &[Feed::Host(&x)], &mut [Sink::from(&mut vec)], &config)
+                .run(&config, n, &[Feed::Host(&x)], &mut [Sink::from(&mut vec)])
                 .expect("run into a vector");
             assert_eq!(vec, x, "{len} bytes into a vector, options {k}");
             let resident = GpuBufferHandle::from_slice(&gpu, &x).expect("handle");
             let mut again: Vec<u8> = Vec::with_capacity(len * 2);
             graph
                 .run(
+                    &config,
                     n,
                     &[Feed::Device(&resident)],
                     &mut [Sink::from(&mut again)],
-                    &config,
                 )
                 .expect("run from a handle");
             assert_eq!(again, x, "{len} bytes from a handle, options {k}");
@@ -500,7 +500,7 @@ fn append_outputs_are_read_by_their_count() {
             Feed::Host(bytemuck::bytes_of(&params)),
         ];
         graph
-            .run(200, &feeds, &mut [Sink::Host(&mut raw)], &config)
+            .run(&config, 200, &feeds, &mut [Sink::Host(&mut raw)])
             .expect("raw");
         let words: Vec<u32> = raw
             .chunks_exact(4)
@@ -516,7 +516,7 @@ fn append_outputs_are_read_by_their_count() {
         }
         let mut items: Vec<u32> = vec![5; 1000];
         graph
-            .run(200, &feeds, &mut [Sink::from(&mut items)], &config)
+            .run(&config, 200, &feeds, &mut [Sink::from(&mut items)])
             .expect("vec");
         assert_eq!(sorted(items.clone()), [0, 1, 2]);
         assert!(items.capacity() >= 1000, "the vector's capacity is kept");
@@ -546,7 +546,7 @@ fn a_run_that_fails_after_staging_leaves_the_graph_usable() {
     let feeds = [Feed::Host(bytemuck::cast_slice(&x))];
     let failed = g
         .graph()
-        .run(1000, &feeds, &mut [Sink::Device(&handle)], &config);
+        .run(&config, 1000, &feeds, &mut [Sink::Device(&handle)]);
     assert!(
         matches!(failed, Err(BackendError::DispatchFailed { .. })),
         "{failed:?}"
@@ -718,7 +718,7 @@ fn refused_sizes_and_vectors_then_a_correct_run() {
     let mut triples: Vec<[u8; 3]> = Vec::new();
     let wrong = g
         .graph()
-        .run(10, &feeds, &mut [Sink::from(&mut triples)], &config);
+        .run(&config, 10, &feeds, &mut [Sink::from(&mut triples)]);
     match wrong {
         Err(e @ BackendError::SinkTypeMismatch { .. }) => {
             let message = e.to_string();
@@ -732,7 +732,7 @@ fn refused_sizes_and_vectors_then_a_correct_run() {
     // 1-byte elements divide 4-byte ones: the output's bytes.
     let mut bytes: Vec<u8> = Vec::new();
     g.graph()
-        .run(10, &feeds, &mut [Sink::from(&mut bytes)], &config)
+        .run(&config, 10, &feeds, &mut [Sink::from(&mut bytes)])
         .expect("bytes");
     assert_eq!(bytes, bytemuck::cast_slice::<u32, u8>(&x));
     assert_eq!(g.run_with(&config, &x).expect("after the errors").y, x);

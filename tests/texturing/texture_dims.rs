@@ -280,10 +280,10 @@ fn a_resident_volume_feeds_a_second_graph_and_wrong_sizes_are_refused() {
     let err = sums
         .graph()
         .run(
+            &Default::default(),
             8,
             &[Feed::Texture(&wrong)],
             &mut [Sink::Skip],
-            &Default::default(),
         )
         .expect_err("9 x 4 x 3 for 8 x 4 x 3");
     // (The variant is `InvalidHandle`, or `InvalidTexture` where texture
@@ -327,10 +327,10 @@ fn a_wrong_texel_count_names_the_extent_then_the_graph_runs() {
     let err = graph
         .graph()
         .run(
+            &Default::default(),
             5,
             &[Feed::Host(bytes)],
             &mut [Sink::Skip],
-            &Default::default(),
         )
         .expect_err("one texel short of 5 x 4 x 3");
     let message = err.to_string();

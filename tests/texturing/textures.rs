@@ -461,10 +461,10 @@ fn resident_texture_output_feeds_a_second_graph() {
     let err = sums
         .graph()
         .run(
+            &Default::default(),
             8,
             &[vyre_graph::Feed::Texture(&wrong)],
             &mut [vyre_graph::Sink::Skip],
-            &Default::default(),
         )
         .expect_err("9 x 3 for 8 x 3");
     assert!(

@@ -107,7 +107,7 @@ pub fn run(graph: &Graph, n: u64, inputs: &[Vec<u8>], config: &DispatchConfig) -
     again(graph, n, || {
         let mut out = empty_outputs(graph, n)?;
         let mut sinks: Vec<Sink<'_>> = out.iter_mut().map(|o| Sink::Host(o)).collect();
-        let report = graph.run(n, &feeds(inputs), &mut sinks, config)?;
+        let report = graph.run(config, n, &feeds(inputs), &mut sinks)?;
         drop(sinks);
         Ok((items(graph, out), Some(loops(&report))))
     })
@@ -124,7 +124,7 @@ pub fn run_async(graph: &Graph, n: u64, inputs: &[Vec<u8>]) -> Ran {
         let mut out = empty_outputs(graph, n)?;
         let mut sinks: Vec<Sink<'_>> = out.iter_mut().map(|o| Sink::Host(o)).collect();
         let config = DispatchConfig::default();
-        let report = pollster::block_on(graph.run_async(n, &feeds(inputs), &mut sinks, &config))?;
+        let report = pollster::block_on(graph.run_async(&config, n, &feeds(inputs), &mut sinks))?;
         drop(sinks);
         Ok((items(graph, out), Some(loops(&report))))
     })
@@ -138,7 +138,7 @@ pub fn resident(graph: &Graph, n: u64, inputs: &[Vec<u8>]) -> Ran {
             .map(|b| graph.create_buffer(b, n))
             .collect::<Result<Vec<_>, _>>()?;
         let mut sinks: Vec<Sink<'_>> = handles.iter().map(Sink::Device).collect();
-        graph.run(n, &feeds(inputs), &mut sinks, &DispatchConfig::default())?;
+        graph.run(&DispatchConfig::default(), n, &feeds(inputs), &mut sinks)?;
         let raw = handles
             .iter()
             .map(|h| h.read(graph.gpu()))
@@ -155,7 +155,7 @@ pub fn record(graph: &Graph, n: u64, inputs: &[Vec<u8>]) -> Ran {
         let mut sinks: Vec<Sink<'_>> = out.iter_mut().map(|o| Sink::Host(o)).collect();
         let mut encoder = gpu.device().create_command_encoder(&Default::default());
         let config = DispatchConfig::default();
-        let recorded = graph.record(&mut encoder, n, &feeds(inputs), &sinks, &config)?;
+        let recorded = graph.record(&mut encoder, &config, n, &feeds(inputs), &sinks)?;
         let submission = gpu.queue().submit([encoder.finish()]);
         let report = recorded.read(submission, &mut sinks)?;
         drop(sinks);
@@ -208,11 +208,11 @@ fn batch_once(
         .collect();
     let config = DispatchConfig::default();
     let results = match many {
-        None => match graph.run_batch(&mut batch, &config) {
+        None => match graph.run_batch(&config, &mut batch) {
             Ok(report) => report.runs,
             Err(e) => return vec![Err(e)],
         },
-        Some(depth) => graph.run_many(&mut batch, depth, &config),
+        Some(depth) => graph.run_many(&config, depth, &mut batch),
     };
     drop(batch);
     results

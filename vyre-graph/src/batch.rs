@@ -61,7 +61,7 @@ impl Graph {
     ///     .zip(&mut ys)
     ///     .map(|(x, y)| Instance::new(x.len() as u64, vec![Feed::Host(bytemuck::cast_slice(x))], vec![Sink::from(y)]))
     ///     .collect();
-    /// let report = graph.run_batch(&mut instances, &DispatchConfig::default())?;
+    /// let report = graph.run_batch(&DispatchConfig::default(), &mut instances)?;
     /// for run in report.runs {
     ///     run?;
     /// }
@@ -75,8 +75,8 @@ impl Graph {
     /// failing instances' own, in [`BatchReport::runs`].
     pub fn run_batch(
         &self,
-        instances: &mut [Instance<'_>],
         config: &DispatchConfig,
+        instances: &mut [Instance<'_>],
     ) -> Result<BatchReport> {
         let _span =
             enter!("run_batch", graph = %self.program.spec.name, instances = instances.len());
@@ -92,7 +92,7 @@ impl Graph {
         // no run: answered as `Graph::run` answers them.
         for (index, instance) in instances.iter_mut().enumerate() {
             if instance.n == 0 {
-                let run = self.run(0, &instance.feeds, &mut instance.sinks, config);
+                let run = self.run(config, 0, &instance.feeds, &mut instance.sinks);
                 results[index] = Some(run.map_err(|e| of_instance(index, e)));
             }
         }
@@ -378,7 +378,7 @@ impl Graph {
     /// ```no_run
     /// # fn f(graph: &vyre_graph::Graph, mut instances: Vec<vyre_graph::Instance<'_>>) {
     /// use vyre_graph::DispatchConfig;
-    /// for (k, result) in graph.run_many(&mut instances, 3, &DispatchConfig::default()).into_iter().enumerate() {
+    /// for (k, result) in graph.run_many(&DispatchConfig::default(), 3, &mut instances).into_iter().enumerate() {
     ///     if let Err(e) = result {
     ///         eprintln!("run {k}: {e}");
     ///     }
@@ -403,9 +403,9 @@ impl Graph {
     #[must_use = "each run's result says whether it succeeded"]
     pub fn run_many(
         &self,
-        instances: &mut [Instance<'_>],
-        depth: usize,
         config: &DispatchConfig,
+        depth: usize,
+        instances: &mut [Instance<'_>],
     ) -> Vec<Result<RunReport>> {
         let _span =
             enter!("run_many", graph = %self.program.spec.name, instances = instances.len(), depth);
@@ -416,7 +416,7 @@ impl Graph {
                 .iter_mut()
                 .enumerate()
                 .map(|(index, i)| {
-                    let ran = self.run(i.n, &i.feeds, &mut i.sinks, config);
+                    let ran = self.run(config, i.n, &i.feeds, &mut i.sinks);
                     self.again_if_grown(i, ran, config)
                         .map_err(|e| of_instance(index, e))
                 })
@@ -429,7 +429,7 @@ impl Graph {
             // refuses it) at once.
             if instances[index].n == 0 {
                 let Instance { feeds, sinks, .. } = &mut instances[index];
-                results[index] = Some(self.run(0, feeds, sinks, config));
+                results[index] = Some(self.run(config, 0, feeds, sinks));
                 continue;
             }
             // Check, plan, upload, record and submit run `k + 1` ...
@@ -513,7 +513,7 @@ impl Graph {
                         .check_io(&self.gpu, *n, feeds, sinks, config)
                         .is_ok() =>
             {
-                self.run(*n, feeds, sinks, config)
+                self.run(config, *n, feeds, sinks)
             }
             other => other,
         }

@@ -109,10 +109,10 @@ enum Waiting {
 /// let x: Vec<u32> = (0..1000).collect();
 /// let mut y = vec![0u32; 1000];
 /// graph.run(
+///     &DispatchConfig::default(),
 ///     1000,
 ///     &[Feed::Host(bytemuck::cast_slice(&x))],
 ///     &mut [Sink::Host(bytemuck::cast_slice_mut(&mut y))],
-///     &DispatchConfig::default(),
 /// )?;
 /// assert!(y.iter().zip(&x).all(|(y, x)| *y == x + 2));
 /// # Ok::<(), vyre_graph::BackendError>(())
@@ -364,10 +364,10 @@ impl Graph {
     /// Never on user input.
     pub fn run(
         &self,
+        config: &DispatchConfig,
         n: u64,
         feeds: &[Feed<'_>],
         sinks: &mut [Sink<'_>],
-        config: &DispatchConfig,
     ) -> Result<RunReport> {
         let run = self.run_with(config, n, feeds, sinks, Waiting::Block);
         block_on(instrument!(run, "run", graph = %self.program.spec.name, n))
@@ -390,7 +390,7 @@ impl Graph {
     /// let feeds = [Feed::Host(bytemuck::cast_slice(x))];
     /// let mut sinks = [Sink::Host(bytemuck::cast_slice_mut(y))];
     /// let config = DispatchConfig::default();
-    /// let run = graph.run_async(x.len() as u64, &feeds, &mut sinks, &config);
+    /// let run = graph.run_async(&config, x.len() as u64, &feeds, &mut sinks);
     /// let report = pollster::block_on(run)?;
     /// # Ok(()) }
     /// ```
@@ -400,10 +400,10 @@ impl Graph {
     /// the future to stop waiting: its plan is dropped, never reused).
     pub async fn run_async(
         &self,
+        config: &DispatchConfig,
         n: u64,
         feeds: &[Feed<'_>],
         sinks: &mut [Sink<'_>],
-        config: &DispatchConfig,
     ) -> Result<RunReport> {
         let run = self.run_with(config, n, feeds, sinks, Waiting::Async);
         instrument!(run, "run_async", graph = %self.program.spec.name, n).await
@@ -490,7 +490,7 @@ impl Graph {
     /// # fn f(gpu: &vyre_graph::Gpu, graph: &vyre_graph::Graph, x: &vyre_graph::GpuBufferHandle, y: &vyre_graph::GpuBufferHandle) -> vyre_graph::Result<()> {
     /// use vyre_graph::{DispatchConfig, Feed, Sink};
     /// let mut encoder = gpu.device().create_command_encoder(&Default::default());
-    /// let recorded = graph.record(&mut encoder, 1000, &[Feed::Device(x)], &[Sink::Device(y)], &DispatchConfig::default())?;
+    /// let recorded = graph.record(&mut encoder, &DispatchConfig::default(), 1000, &[Feed::Device(x)], &[Sink::Device(y)])?;
     /// // ... the application records its own passes that read `y` ...
     /// let submission = gpu.queue().submit([encoder.finish()]);
     /// let report = recorded.finish(&submission);
@@ -503,10 +503,10 @@ impl Graph {
     pub fn record(
         &self,
         encoder: &mut wgpu::CommandEncoder,
+        config: &DispatchConfig,
         n: u64,
         feeds: &[Feed<'_>],
         sinks: &[Sink<'_>],
-        config: &DispatchConfig,
     ) -> Result<RecordedRun<'_>> {
         self.record_with(encoder, n, feeds, sinks, config, Scopes::default())
     }
@@ -526,10 +526,10 @@ impl Graph {
     pub fn record_profiled(
         &self,
         encoder: &mut wgpu::CommandEncoder,
+        config: &DispatchConfig,
         n: u64,
         feeds: &[Feed<'_>],
         sinks: &[Sink<'_>],
-        config: &DispatchConfig,
         scope: crate::ProfilerScope<'_>,
     ) -> Result<RecordedRun<'_>> {
         self.record_with(encoder, n, feeds, sinks, config, Some(scope))
@@ -810,10 +810,10 @@ mod tests {
         let x: Vec<u32> = (0..n).collect();
         let mut y = vec![0u32; n as usize];
         graph.run(
+            &DispatchConfig::default(),
             u64::from(n),
             &[Feed::Host(bytemuck::cast_slice(&x))],
             &mut [Sink::Host(bytemuck::cast_slice_mut(&mut y))],
-            &DispatchConfig::default(),
         )?;
         Ok(y)
     }

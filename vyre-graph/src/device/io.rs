@@ -108,7 +108,7 @@ impl Sink<'_> {
 /// use vyre_graph::{DispatchConfig, Feed, Sink};
 /// let mut y: Vec<u32> = Vec::new();
 /// let feeds = [Feed::Host(bytemuck::cast_slice(x))];
-/// graph.run(x.len() as u64, &feeds, &mut [Sink::from(&mut y)], &DispatchConfig::default())?;
+/// graph.run(&DispatchConfig::default(), x.len() as u64, &feeds, &mut [Sink::from(&mut y)])?;
 /// # Ok(()) }
 /// ```
 pub struct VecSink<'a> {

@@ -21,7 +21,7 @@ use wgpu_profiler::{GpuProfiler, GpuProfilerQuery};
 /// let mut encoder = gpu.device().create_command_encoder(&Default::default());
 /// let frame = profiler.begin_query("frame", &mut encoder);
 /// let scope = ProfilerScope { profiler: &profiler, parent: Some(&frame) };
-/// let recorded = graph.record_profiled(&mut encoder, 1000, &[Feed::Device(x)], &[Sink::Device(y)], &DispatchConfig::default(), scope)?;
+/// let recorded = graph.record_profiled(&mut encoder, &DispatchConfig::default(), 1000, &[Feed::Device(x)], &[Sink::Device(y)], scope)?;
 /// profiler.end_query(&mut encoder, frame);
 /// profiler.resolve_queries(&mut encoder);
 /// let submission = gpu.queue().submit([encoder.finish()]);

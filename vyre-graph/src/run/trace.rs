@@ -24,7 +24,7 @@ use crate::plan::tracks::Tracks;
 /// for _ in 0..3 {
 ///     let feeds = [Feed::Host(bytemuck::cast_slice(x))];
 ///     let mut sinks = [Sink::Host(bytemuck::cast_slice_mut(y))];
-///     trace.push(&graph.run(x.len() as u64, &feeds, &mut sinks, &config)?);
+///     trace.push(&graph.run(&config, x.len() as u64, &feeds, &mut sinks)?);
 /// }
 /// trace.write("runs.json")?;
 /// # Ok(()) }

@@ -140,7 +140,7 @@ impl GpuDispatchGraph {
             .map(|&b| vec![0u8; graph.program.spec.buffers[b].bytes(1) as usize])
             .collect();
         let mut sinks: Vec<Sink<'_>> = results.iter_mut().map(|r| Sink::Host(r)).collect();
-        graph.run(1, &feeds, &mut sinks, config)?;
+        graph.run(config, 1, &feeds, &mut sinks)?;
         drop(sinks);
         let mut results = results.into_iter();
         Ok(outputs_per_op

@@ -325,7 +325,7 @@ fn run_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
         quote! {
             let mut __vyre_again = true;
             loop {
-                match self.graph.run(n, __vyre_feeds, &mut [#(#host_sinks),*], config) {
+                match self.graph.run(config, n, __vyre_feeds, &mut [#(#host_sinks),*]) {
                     ::core::result::Result::Err(e) if __vyre_again && self.graph.grew_for(&e, n) => {
                         __vyre_again = false;
                     }
@@ -335,7 +335,7 @@ fn run_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
         }
     } else {
         quote! {
-            self.graph.run(n, __vyre_feeds, &mut [#(#host_sinks),*], config)
+            self.graph.run(config, n, __vyre_feeds, &mut [#(#host_sinks),*])
         }
     };
     let (run_doc, args_doc) = run_docs(a, &host.inputs);
@@ -416,7 +416,7 @@ fn resident_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
             let mut __vyre_again = true;
             loop {
                 let outputs = self.resident_outputs(config, n)?;
-                match self.graph.run(n, __vyre_feeds, &mut [#(#p::Sink::from(&outputs.#out_names)),*], config) {
+                match self.graph.run(config, n, __vyre_feeds, &mut [#(#p::Sink::from(&outputs.#out_names)),*]) {
                     ::core::result::Result::Err(e) if __vyre_again && self.graph.grew_for(&e, n) => {
                         __vyre_again = false;
                     }
@@ -430,7 +430,7 @@ fn resident_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     } else {
         quote! {
             let outputs = self.resident_outputs(config, n)?;
-            self.graph.run(n, __vyre_feeds, &mut [#(#p::Sink::from(&outputs.#out_names)),*], config)?;
+            self.graph.run(config, n, __vyre_feeds, &mut [#(#p::Sink::from(&outputs.#out_names)),*])?;
             ::core::result::Result::Ok(outputs)
         }
     };
@@ -474,7 +474,7 @@ fn resident_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     #record_sig {
         #feeds
         #problem_size
-        self.graph.record(encoder, n, __vyre_feeds, &[#(#p::Sink::from(&outputs.#out_names)),*], config)
+        self.graph.record(encoder, config, n, __vyre_feeds, &[#(#p::Sink::from(&outputs.#out_names)),*])
     }
     }
 }
@@ -497,7 +497,7 @@ fn async_and_queries(a: &GraphAnalysis, host: &Host) -> TokenStream {
         #feeds
         #problem_size
         self.graph.check_problem_size(n, config)?;
-        self.graph.run_async(n, __vyre_feeds, &mut [#(#host_sinks),*], config).await?;
+        self.graph.run_async(config, n, __vyre_feeds, &mut [#(#host_sinks),*]).await?;
         ::core::result::Result::Ok(outputs)
     }
 

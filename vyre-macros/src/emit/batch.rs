@@ -102,7 +102,7 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
     /// The first failing instance's error, naming it (`BackendError::BatchInstance`); nothing runs when an instance fails its checks.
     #batch_sig {
         #build
-        let __vyre_report = self.graph.run_batch(&mut __vyre_batch, config)?;
+        let __vyre_report = self.graph.run_batch(config, &mut __vyre_batch)?;
         ::core::mem::drop(__vyre_batch);
         for __vyre_run in __vyre_report.runs {
             __vyre_run?;
@@ -128,7 +128,7 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
             __vyre_sizes.push(__vyre_size.err());
             __vyre_batch.push(#p::Instance::new(n, __vyre_feeds, ::std::vec![#(#sinks),*]));
         }
-        let __vyre_ran = self.graph.run_many(&mut __vyre_batch, depth, config);
+        let __vyre_ran = self.graph.run_many(config, depth, &mut __vyre_batch);
         ::core::mem::drop(__vyre_batch);
         __vyre_ran
             .into_iter()
