@@ -257,16 +257,39 @@ fn main() -> std::process::ExitCode {
     return result.returncode == 0 and not foreign
 
 
+def check_architecture():
+    """Every folder and file of the macro's and the runtime's sources is
+    named in docs/architecture.md (a file by its name in its folder's row,
+    a folder as `name/`), so that the page says where everything is."""
+    page = open(os.path.join(ROOT, "docs", "architecture.md"), encoding="utf-8").read()
+    missing = []
+    for crate in ["vyre-macros", "vyre-graph"]:
+        src = os.path.join(ROOT, crate, "src")
+        for folder, dirs, files in os.walk(src):
+            rel = os.path.relpath(folder, src)
+            if rel != "." and f"{os.path.basename(folder)}/" not in page:
+                missing.append(f"{crate}/src/{rel}/")
+            for f in files:
+                if f.endswith(".rs") and f"`{f}`" not in page and f"{rel}/{f}" not in page:
+                    missing.append(f"{crate}/src/{os.path.join(rel, f)}".replace("/./", "/"))
+    for m in missing:
+        print(f"docs/architecture.md does not name {m}: add it to its stage's or layer's row")
+    print(f"architecture: {'every file named' if not missing else f'{len(missing)} not named'}")
+    return not missing
+
+
 def main():
-    what = sys.argv[1:] or ["links", "snippets"]
+    what = sys.argv[1:] or ["links", "snippets", "architecture"]
     ok = True
     for w in what:
         if w == "links":
             ok &= check_links()
         elif w == "snippets":
             ok &= check_snippets()
+        elif w == "architecture":
+            ok &= check_architecture()
         else:
-            print(f"unknown check `{w}`: use `links` or `snippets`", file=sys.stderr)
+            print(f"unknown check `{w}`: use `links`, `snippets` or `architecture`", file=sys.stderr)
             return 2
     return 0 if ok else 1
 

@@ -135,8 +135,14 @@ pub fn flow(r: &mut Rng, g: &mut Graph) -> Option<Node> {
         return Some(Node::Flow(first));
     }
     g.nodes.push(Node::Flow(first));
-    let workgroup = r.pick(&[64, 64, 256]);
-    let from = if r.chance(40) {
+    let picked = r.pick(&[64, 64, 256]);
+    let indirect = r.chance(40);
+    // An indirect grid is the user's: one over 65,535 workgroups in x is
+    // refused (`GridTooLarge`, as documented and tested in
+    // tests/data_dependent/append.rs), so the one written here stays under
+    // it at every size the run uses (4,194,305 / 256 = 16,385 workgroups).
+    let workgroup = if indirect { 256 } else { picked };
+    let from = if indirect {
         let args = push(g, Ty::U32, Len::Rows(3), None, None);
         g.nodes.push(Node::Args {
             list,
