@@ -11,10 +11,7 @@ use super::render_flow;
 fn wgsl(e: &Expr, m: &Map, ty: Ty) -> String {
     let sub = |x: &Expr, t: Ty| wgsl(x, m, t);
     match e {
-        Expr::Lit(Ty::U32, v) => format!("{v}u"),
-        Expr::Lit(Ty::I32, v) if *v < 0 => format!("(-{}i)", -v),
-        Expr::Lit(Ty::I32, v) => format!("{v}i"),
-        Expr::Lit(Ty::F32, v) => float(*v),
+        Expr::Lit(t, v) => render_flow::literal(*t, *v),
         Expr::Read(s, at) => format!("s{s}[{}]", index(*s, *at, m)),
         Expr::Field(s, at, t) => format!("s{s}[{}].{}", index(*s, *at, m), field(*t)),
         Expr::Own => "d[i]".to_owned(),
@@ -95,15 +92,6 @@ fn other_int(t: Ty) -> Ty {
     if t == Ty::I32 { Ty::U32 } else { Ty::I32 }
 }
 
-fn float(quarters: i64) -> String {
-    let v = quarters as f64 / 4.0;
-    if v < 0.0 {
-        format!("(-{:?}f)", -v)
-    } else {
-        format!("{v:?}f")
-    }
-}
-
 fn uniform_field(t: Ty) -> &'static str {
     match t {
         Ty::U32 => "p.a",
@@ -134,12 +122,7 @@ fn uses(m: &Map, f: &dyn Fn(&Expr) -> bool) -> bool {
 
 /// A kernel writing `value` to every element.
 fn clear(ty: Ty, value: i64) -> String {
-    let v = match ty {
-        Ty::I32 if value == i64::from(i32::MIN) => "(-2147483647i - 1i)".to_owned(),
-        Ty::I32 if value < 0 => format!("(-{}i)", -value),
-        Ty::I32 => format!("{value}i"),
-        _ => format!("{value}u"),
-    };
+    let v = render_flow::literal(ty, value);
     format!(
         "@group(0) @binding(0) var<storage, read_write> d: array<{}>;\n@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) g: vec3<u32>) {{\n    if g.x < arrayLength(&d) {{ d[g.x] = {v}; }}\n}}\n",
         ty.wgsl()
