@@ -66,7 +66,7 @@ pub fn probe_radix(gpu: &Gpu) -> Result<(), Box<dyn std::error::Error>> {
         for _ in 0..calls {
             let graph = sorter.graph();
             let m = graph.infer_problem_size(black_box(&feeds)).expect("n");
-            graph.check_problem_size(m, &config).expect("size");
+            graph.check_problem_size(&config, m).expect("size");
             let len = graph.buffer_len(0, m).expect("len");
             vyre_graph::__private::resize_vec(&mut outputs.keys, len, "keys").expect("resize");
         }

@@ -324,7 +324,7 @@ fn a_memory_budget_splits_the_batch_and_never_fails_on_the_device() {
     let n = 4096u64;
     let one = graph
         .graph()
-        .plan(n, &DispatchConfig::default())
+        .plan(&DispatchConfig::default(), n)
         .expect("plan")
         .estimated_peak_device_bytes;
     let config = DispatchConfig::default().with_device_memory_budget_bytes(4 * one);

@@ -386,7 +386,7 @@ fn a_graph_with_values_at_zero_is_refused_by_every_mode_and_then_runs() {
     let typed = typed_modes!(Head, &graph, above);
     let given_n: Answer = graph
         .graph()
-        .check_problem_size(0, &DispatchConfig::default())
+        .check_problem_size(&DispatchConfig::default(), 0)
         .map(|()| Vec::new());
     all_alike(&typed, (&reference, &given_n), "Head");
     // Both say why, alike.

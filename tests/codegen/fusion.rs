@@ -91,12 +91,12 @@ fn chain_fused_equals_unfused() {
     let n = 100_003u64;
     let fused_bytes = fused
         .graph()
-        .plan(n, &config)
+        .plan(&config, n)
         .expect("plan")
         .estimated_peak_device_bytes;
     let unfused_bytes = unfused
         .graph()
-        .plan(n, &config)
+        .plan(&config, n)
         .expect("plan")
         .estimated_peak_device_bytes;
     assert_eq!(

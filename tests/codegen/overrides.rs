@@ -107,7 +107,7 @@ fn select_sized_kernels_run_with_the_size_naga_evaluated() {
     assert_eq!(report.plan.workgroup_size_x, 64);
     let plan = graph
         .graph()
-        .plan(u64::from(n), &DispatchConfig::default())
+        .plan(&DispatchConfig::default(), u64::from(n))
         .expect("plan");
     assert_eq!(plan.worker_groups, 157);
 }

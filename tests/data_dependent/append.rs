@@ -190,7 +190,7 @@ fn indirect_dispatch_over_zero_one_and_many_items() {
         let x = with_evens(n, even);
         assert_eq!(check_evens(&graph, &x), even, "n = {n}");
     }
-    let plan = graph.graph().plan(4096, &Default::default()).expect("plan");
+    let plan = graph.graph().plan(&Default::default(), 4096).expect("plan");
     assert_eq!(
         plan.hit_capacity, 1024,
         "the plan's hit capacity is the append capacity"
@@ -1116,7 +1116,7 @@ fn grow_stays_within_the_runs_memory_budget() {
     let x: Vec<u32> = (0..n as u32).collect();
     let peak = graph
         .graph()
-        .plan(n as u64, &Default::default())
+        .plan(&Default::default(), n as u64)
         .expect("plan")
         .estimated_peak_device_bytes;
     // Room for 150 more items, each in `hits` and in its readback buffer.
@@ -1133,7 +1133,7 @@ fn grow_stays_within_the_runs_memory_budget() {
         graph.graph().buffer_bytes(b, n as u64).expect("bytes"),
         4 + 4 * 400
     );
-    let plan = graph.graph().plan(n as u64, &config).expect("plan");
+    let plan = graph.graph().plan(&config, n as u64).expect("plan");
     assert!(plan.estimated_peak_device_bytes <= budget, "{plan:?}");
     // 401 items do not fit: an overflow naming the budget, nothing grown.
     match graph.run_with(&config, &x, &keep(401)) {

@@ -139,7 +139,7 @@ fn input_larger_than_the_storage_binding_limit() {
     );
     nothing_done(&gpu, &before);
     let err = graph
-        .plan(100, &DispatchConfig::default())
+        .plan(&DispatchConfig::default(), 100)
         .expect_err("plan");
     assert!(
         matches!(err, BackendError::BufferTooLarge { .. }),
@@ -366,7 +366,7 @@ fn problem_size_zero() {
     );
     nothing_done(&gpu, &before);
     let err = graph
-        .plan(0, &DispatchConfig::default())
+        .plan(&DispatchConfig::default(), 0)
         .expect_err("plan 0");
     assert!(
         matches!(err, BackendError::InvalidProblemSize { .. }),
@@ -715,7 +715,7 @@ fn plan_over_the_device_memory_budget() {
         "{err:?}"
     );
     nothing_done(&gpu, &before);
-    let err = graph.plan(1000, &budget).expect_err("plan over budget");
+    let err = graph.plan(&budget, 1000).expect_err("plan over budget");
     assert!(
         matches!(err, BackendError::DeviceOutOfMemory { .. }),
         "{err:?}"

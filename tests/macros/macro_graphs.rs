@@ -365,7 +365,7 @@ fn aliasing_shrinks_peak_device_bytes() {
     assert_eq!(Stages::SPEC.fused[0].nodes.len(), 7);
     let plan = stages
         .graph()
-        .plan(n, &DispatchConfig::default())
+        .plan(&DispatchConfig::default(), n)
         .expect("plan");
     assert_eq!(plan.estimated_peak_device_bytes, 2 * 4 * n + 2 * 4 + 4 * n);
 }
@@ -410,7 +410,7 @@ fn override_workgroup_sizes_drive_each_nodes_grid() {
     assert_eq!(out.y, expected);
     let plan = graph
         .graph()
-        .plan(10_000, &DispatchConfig::default())
+        .plan(&DispatchConfig::default(), 10_000)
         .expect("plan");
     // The largest grid is the WG = 16 node's: ceil(10,000 / 16) workgroups.
     assert_eq!(plan.worker_groups, 625);

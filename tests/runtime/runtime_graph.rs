@@ -850,7 +850,7 @@ fn planning_ahead_and_an_uncached_graph() {
     let _serial = serial();
     let gpu = gpu();
     let graph = Graph::new(&gpu, two_step_spec("planned")).expect("graph");
-    let plan = graph.plan(3000, &DispatchConfig::default()).expect("plan");
+    let plan = graph.plan(&DispatchConfig::default(), 3000).expect("plan");
     assert_eq!(plan.queue_len, 3000);
     assert_eq!(graph.cached_plans(), 1);
     let x = data(3000, 24);

@@ -163,7 +163,7 @@ impl Graph {
                     &instance.sinks,
                     config,
                 )
-                .and_then(|_| self.check_problem_size(instance.n, config));
+                .and_then(|_| self.check_problem_size(config, instance.n));
             checked.map_err(|e| of_instance(index, e))?;
         }
         Ok(())
@@ -177,7 +177,7 @@ impl Graph {
         let fits = |b: usize| {
             (b as u64)
                 .checked_mul(n)
-                .is_some_and(|total| self.check_problem_size(total, config).is_ok())
+                .is_some_and(|total| self.check_problem_size(config, total).is_ok())
         };
         if fits(count) {
             return count;

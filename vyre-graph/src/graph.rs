@@ -652,7 +652,7 @@ impl Graph {
     /// ```no_run
     /// # fn f(graph: &vyre_graph::Graph) {
     /// use vyre_graph::{BackendError, DispatchConfig};
-    /// let err = graph.check_problem_size(1 << 40, &DispatchConfig::default());
+    /// let err = graph.check_problem_size(&DispatchConfig::default(), 1 << 40);
     /// assert!(matches!(err, Err(BackendError::BufferTooLarge { .. })));
     /// # }
     /// ```
@@ -661,7 +661,7 @@ impl Graph {
     /// [`BackendError::InvalidProblemSize`], [`BackendError::BufferTooLarge`],
     /// [`BackendError::GridTooLarge`], [`BackendError::GridNotFoldable`],
     /// [`BackendError::DeviceOutOfMemory`], [`BackendError::OutputTooLarge`].
-    pub fn check_problem_size(&self, n: u64, config: &DispatchConfig) -> Result<()> {
+    pub fn check_problem_size(&self, config: &DispatchConfig, n: u64) -> Result<()> {
         self.plans
             .check_problem_size(&self.gpu, &self.program, n, config)
     }
@@ -671,7 +671,7 @@ impl Graph {
     ///
     /// # Errors
     /// As the planning errors of [`Graph::run`].
-    pub fn plan(&self, n: u64, config: &DispatchConfig) -> Result<BatchDispatchPlan> {
+    pub fn plan(&self, config: &DispatchConfig, n: u64) -> Result<BatchDispatchPlan> {
         let checkout = self.plans.checkout(&self.gpu, &self.program, n, config)?;
         let plan = checkout.plan.plan;
         checkout.succeeded();

@@ -379,7 +379,7 @@ fn run_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     #run_into_sig {
         #feeds
         #problem_size
-        self.graph.check_problem_size(n, config)?;
+        self.graph.check_problem_size(config, n)?;
         #run_into_body
     }
     }
@@ -461,7 +461,7 @@ fn resident_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     ///
     /// When a size exceeds a device limit.
     #outputs_sig {
-        self.graph.check_problem_size(n, config)?;
+        self.graph.check_problem_size(config, n)?;
         #(#device_allocs)*
         ::core::result::Result::Ok(#resident_name { #(#out_names),* })
     }
@@ -496,7 +496,7 @@ fn async_and_queries(a: &GraphAnalysis, host: &Host) -> TokenStream {
         let mut outputs = <#outputs_name as ::core::default::Default>::default();
         #feeds
         #problem_size
-        self.graph.check_problem_size(n, config)?;
+        self.graph.check_problem_size(config, n)?;
         self.graph.run_async(config, n, __vyre_feeds, &mut [#(#host_sinks),*]).await?;
         ::core::result::Result::Ok(outputs)
     }

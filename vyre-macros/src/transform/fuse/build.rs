@@ -12,8 +12,8 @@ use super::binders::Binders;
 use super::codegen;
 use super::eligibility::KernelFacts;
 use super::members::{
-    MAX_STORAGE, MAX_UNIFORM, combine, distinct_slots, facts_of, member_bindings, must_stay,
-    workgroup_size,
+    MAX_STORAGE, MAX_UNIFORM, NodeFacts, combine, distinct_slots, facts_of, member_bindings,
+    must_stay, workgroup_size,
 };
 use super::positions;
 use super::registers;
@@ -120,12 +120,16 @@ impl Group<'_> {
 /// validates it.
 pub fn build(
     a: &GraphAnalysis,
-    (facts, nk): (&[Option<KernelFacts>], &[usize]),
+    node_facts: &NodeFacts,
     group: &[usize],
     caps: naga::valid::Capabilities,
     binders: &Binders,
     verdicts: &mut HashMap<String, bool>,
 ) -> Option<Built> {
+    let NodeFacts {
+        facts,
+        node_kernels: nk,
+    } = *node_facts;
     let shared = shared_buffers(a, facts, nk, group)?;
     let first = a.nodes.get(*group.first()?)?;
     let last = a.nodes.get(*group.last()?)?;
@@ -187,7 +191,7 @@ pub fn build(
         let text = compose_and_check(
             &draft.text,
             &entry_point,
-            (&members.calls, &members.builtins),
+            &members,
             wgx,
             &g.base,
             caps,
@@ -389,20 +393,20 @@ fn keep_in_registers(
 fn compose_and_check(
     text: &str,
     entry_point: &str,
-    (calls, builtins): (&[String], &[naga::BuiltIn]),
+    members: &Members,
     wgx: u32,
     base: &str,
     caps: naga::valid::Capabilities,
     verdicts: &mut HashMap<String, bool>,
 ) -> Option<String> {
     let mut text = text.to_owned();
-    let lets = positions::plain_lets(base, builtins);
+    let lets = positions::plain_lets(base, &members.builtins);
     text.push_str(&format!(
         "\n@compute @workgroup_size({wgx})\n\
          fn {entry_point}(@builtin(workgroup_id) {base}wg: vec3<u32>, @builtin(num_workgroups) {base}nwg: vec3<u32>, @builtin(local_invocation_id) {base}l: vec3<u32>) {{\n    \
          let {base}lin = {base}wg.x + {base}nwg.x * ({base}wg.y + {base}nwg.y * {base}wg.z);\n    \
          let {base}gid = vec3<u32>({base}lin * {wgx}u + {base}l.x, 0u, 0u);\n{lets}{}}}\n",
-        calls.concat()
+        members.calls.concat()
     ));
     let valid = match verdicts.get(&text) {
         Some(&v) => v,

@@ -7,7 +7,8 @@ use super::binders::Binders;
 use super::build::{Built, build};
 use super::eligibility::KernelFacts;
 use super::members::{
-    MAX_STORAGE, MAX_UNIFORM, distinct_slots, facts_of, member_bindings, must_stay, workgroup_size,
+    MAX_STORAGE, MAX_UNIFORM, NodeFacts, distinct_slots, facts_of, member_bindings, must_stay,
+    workgroup_size,
 };
 use crate::model::{BindingKind, FusedOut, GraphAnalysis};
 use vyre_analysis::spec::DispatchSize;
@@ -74,7 +75,10 @@ pub fn fuse(
             let j = i + group.len();
             let built = build(
                 analysis,
-                (facts, node_kernels),
+                &NodeFacts {
+                    facts,
+                    node_kernels,
+                },
                 &group,
                 caps,
                 &binders,

@@ -27,6 +27,13 @@ pub struct MemberBinding<'a> {
     pub array_type: Option<&'a str>,
 }
 
+/// The facts of the declared kernels and each node's declared kernel:
+/// what `build` reads a group's members from.
+pub struct NodeFacts<'a> {
+    pub facts: &'a [Option<KernelFacts>],
+    pub node_kernels: &'a [usize],
+}
+
 pub fn facts_of<'a>(
     facts: &'a [Option<KernelFacts>],
     node_kernels: &[usize],
