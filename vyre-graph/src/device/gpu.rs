@@ -2,8 +2,11 @@
 //! counters of submissions, allocations and transfers (`counters.rs`) and
 //! the pool of its transfers (`transfer.rs`).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Waker};
 
 use super::counters::{Counters, GpuCounters};
 use super::poller::{POLL_ATTEMPTS, PollResult, Polled, PollerFaults, PollerState};
@@ -13,10 +16,11 @@ use crate::spec::transfer::TransferOptions;
 
 /// How to open a [`Gpu`].
 ///
-/// The environment variables `WGPU_BACKEND` (e.g. `vulkan`, `gl`),
-/// `WGPU_ADAPTER_NAME` (a case-insensitive substring of the adapter's name)
-/// and `WGPU_POWER_PREF` (`low` or `high`) are honoured on top of these
-/// options.
+/// Natively, the environment variables `WGPU_BACKEND` (e.g. `vulkan`,
+/// `gl`), `WGPU_ADAPTER_NAME` (a case-insensitive substring of the
+/// adapter's name) and `WGPU_POWER_PREF` (`low` or `high`) are honoured on
+/// top of these options. In a browser (wasm32) there is no environment:
+/// the backend is WebGPU and the browser picks the adapter.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct GpuOptions {
@@ -152,6 +156,9 @@ struct GpuInner {
     counters: Counters,
     /// Set by [`Gpu::abandon`].
     abandoned: AtomicBool,
+    /// Why the device was lost, once it was (set by the device-lost
+    /// callback of a device that `Gpu::new_async` opened).
+    lost: Arc<Mutex<Option<String>>>,
     /// The submission of a run that timed out, until it is seen finished.
     pending: Mutex<Option<wgpu::SubmissionIndex>>,
     /// The thread that polls the device while async runs wait
@@ -164,6 +171,9 @@ struct GpuInner {
     /// Shader-module creations still to panic inside their catch, for
     /// vyre's own tests ([`Gpu::inject_backend_panics`]).
     backend_panics: AtomicUsize,
+    /// Whether popped scopes answer later, as in a browser, for vyre's own
+    /// tests ([`Gpu::defer_scope_errors`]).
+    defer_scopes: AtomicBool,
 }
 
 impl Polled for GpuInner {
@@ -216,29 +226,47 @@ static NEXT_GPU_ID: AtomicU64 = AtomicU64::new(1);
 impl Gpu {
     /// Open the default adapter, blocking.
     ///
+    /// Not on wasm32: use [`Gpu::new_async`].
+    ///
     /// # Errors
     /// [`BackendError::NoAdapter`] (with the driver setup step) when there is
     /// no adapter, [`BackendError::DeviceRequestFailed`] when it refuses a
     /// device.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new() -> Result<Self> {
         pollster::block_on(Self::new_async(GpuOptions::default()))
     }
 
     /// Open an adapter with options, blocking.
     ///
+    /// Not on wasm32: use [`Gpu::new_async`].
+    ///
     /// # Errors
     /// As [`Gpu::new`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn with_options(options: GpuOptions) -> Result<Self> {
         pollster::block_on(Self::new_async(options))
     }
 
-    /// Open an adapter with options.
+    /// Open an adapter with options: the way to open a [`Gpu`] in a
+    /// browser (wasm32, WebGPU), and natively the future [`Gpu::new`]
+    /// blocks on.
+    ///
+    /// ```no_run
+    /// # async fn open() -> Result<(), vyre_graph::BackendError> {
+    /// use vyre_graph::{Gpu, GpuOptions};
+    /// let gpu = Gpu::new_async(GpuOptions::default()).await?;
+    /// println!("running on {}", gpu.adapter());
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
-    /// As [`Gpu::new`].
+    /// [`BackendError::NoAdapter`] when there is no adapter (natively with
+    /// the driver setup step; in a browser, WebGPU is unavailable there,
+    /// and the message says how to enable it),
+    /// [`BackendError::DeviceRequestFailed`] when it refuses a device.
     pub async fn new_async(options: GpuOptions) -> Result<Self> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let instance = wgpu::Instance::new(instance_descriptor());
         let adapter = pick_adapter(&instance, &options).await?;
         let summary = AdapterSummary::of(&adapter.get_info());
         let limits = if options.adapter_limits {
@@ -275,14 +303,28 @@ impl Gpu {
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
             eprintln!("vyre-graph: uncaptured wgpu error: {e}");
         }));
-        Ok(Self::assemble(
+        let gpu = Self::assemble(
             Some(adapter),
             device,
             queue,
             summary,
             limits,
             options.transfer,
-        ))
+        );
+        // A lost device (a browser that reclaimed it, a driver reset) fails
+        // the next run with `DeviceLost`, saying so, instead of a puzzling
+        // validation error. Only on devices vyre opened: an adopted device's
+        // callback is the application's.
+        let lost = Arc::clone(&gpu.inner.lost);
+        gpu.inner
+            .device
+            .set_device_lost_callback(move |reason, message| {
+                if reason != wgpu::DeviceLostReason::Destroyed {
+                    *lost.lock().unwrap_or_else(PoisonError::into_inner) =
+                        Some(format!("{reason:?}: {message}"));
+                }
+            });
+        Ok(gpu)
     }
 
     /// Adopt an application's device and queue (and, optionally, the adapter
@@ -355,11 +397,13 @@ impl Gpu {
                 limits,
                 counters: Counters::default(),
                 abandoned: AtomicBool::new(false),
+                lost: Arc::new(Mutex::new(None)),
                 pending: Mutex::new(None),
                 poller: PollerState::default(),
                 pool: TransferPool::new(transfer.threads),
                 transfer,
                 backend_panics: AtomicUsize::new(0),
+                defer_scopes: AtomicBool::new(false),
             }),
         }
     }
@@ -527,6 +571,7 @@ impl Gpu {
     /// `timeout` passes ([`BackendError::Timeout`]; the submission is then
     /// remembered, and runs fail fast with [`BackendError::DeviceBusy`]
     /// until it is seen finished).
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn wait(
         &self,
         index: Option<wgpu::SubmissionIndex>,
@@ -602,6 +647,9 @@ impl Gpu {
         if self.is_abandoned() {
             return Err(BackendError::Abandoned);
         }
+        if let Some(reason) = self.lost() {
+            return Err(BackendError::DeviceLost { reason });
+        }
         let mut pending = self.pending();
         if let Some(index) = pending.clone() {
             let done = self.poll_caught(wgpu::PollType::Wait {
@@ -660,12 +708,30 @@ impl Gpu {
         self.inner.backend_panics.store(count, Ordering::Release);
     }
 
+    /// Makes popped error scopes answer later, as a browser's do, also
+    /// where wgpu answers at once (for vyre's own tests of the deferred
+    /// path, see [`CaughtErrors::pop_deferred`]).
+    pub(crate) fn defer_scope_errors(&self, on: bool) {
+        self.inner.defer_scopes.store(on, Ordering::Release);
+    }
+
     /// Whether an injected backend panic is due now (one is used up).
     pub(crate) fn take_backend_panic(&self) -> bool {
         self.inner
             .backend_panics
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
             .is_ok()
+    }
+
+    /// Why the device was lost, when it was (`None` while it works, and
+    /// for a device adopted with [`Gpu::from_wgpu`], whose loss the
+    /// application hears of).
+    pub(crate) fn lost(&self) -> Option<String> {
+        self.inner
+            .lost
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Whether [`Gpu::abandon`] was called.
@@ -696,9 +762,32 @@ impl Gpu {
     }
 }
 
+/// The instance's options: natively from `WGPU_BACKEND` and wgpu's other
+/// variables; in a browser, which has no environment, wgpu's defaults
+/// (WebGPU).
+fn instance_descriptor() -> wgpu::InstanceDescriptor {
+    #[cfg(not(target_arch = "wasm32"))]
+    return wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    #[cfg(target_arch = "wasm32")]
+    return wgpu::InstanceDescriptor::new_without_display_handle();
+}
+
+/// Choose an adapter: in a browser, the one `navigator.gpu` offers
+/// ([`BackendError::NoAdapter`] saying that WebGPU is unavailable when
+/// there is none).
+#[cfg(target_arch = "wasm32")]
+async fn pick_adapter(instance: &wgpu::Instance, options: &GpuOptions) -> Result<wgpu::Adapter> {
+    request_adapter(instance, options.power_preference)
+        .await
+        .map_err(|e| BackendError::NoAdapter {
+            reason: format!("WebGPU offered no adapter: {e}"),
+        })
+}
+
 /// Choose an adapter: `WGPU_ADAPTER_NAME` first (an error, not a panic, when
 /// nothing matches), else the power preference from `WGPU_POWER_PREF` or the
 /// options.
+#[cfg(not(target_arch = "wasm32"))]
 async fn pick_adapter(instance: &wgpu::Instance, options: &GpuOptions) -> Result<wgpu::Adapter> {
     if let Ok(wanted) = std::env::var("WGPU_ADAPTER_NAME") {
         let wanted = wanted.to_lowercase();
@@ -715,6 +804,18 @@ async fn pick_adapter(instance: &wgpu::Instance, options: &GpuOptions) -> Result
             });
     }
     let power_preference = wgpu::PowerPreference::from_env().unwrap_or(options.power_preference);
+    request_adapter(instance, power_preference)
+        .await
+        .map_err(|e| BackendError::NoAdapter {
+            reason: e.to_string(),
+        })
+}
+
+/// wgpu's adapter request with `power_preference`.
+async fn request_adapter(
+    instance: &wgpu::Instance,
+    power_preference: wgpu::PowerPreference,
+) -> std::result::Result<wgpu::Adapter, wgpu::RequestAdapterError> {
     instance
         .request_adapter(&wgpu::RequestAdapterOptions {
             power_preference,
@@ -723,9 +824,6 @@ async fn pick_adapter(instance: &wgpu::Instance, options: &GpuOptions) -> Result
             apply_limit_buckets: false,
         })
         .await
-        .map_err(|e| BackendError::NoAdapter {
-            reason: e.to_string(),
-        })
 }
 
 /// Error scopes that catch every kind of device error raised on this thread
@@ -742,6 +840,9 @@ pub(crate) struct CaughtErrors {
     validation: wgpu::ErrorScopeGuard,
     internal: wgpu::ErrorScopeGuard,
     memory: wgpu::ErrorScopeGuard,
+    /// Answer [`CaughtErrors::pop_deferred`] later even when the answer is
+    /// known now (vyre's own tests, [`Gpu::defer_scope_errors`]).
+    defer: bool,
 }
 
 impl Gpu {
@@ -755,6 +856,7 @@ impl Gpu {
             memory: device.push_error_scope(wgpu::ErrorFilter::OutOfMemory),
             internal: device.push_error_scope(wgpu::ErrorFilter::Internal),
             validation: device.push_error_scope(wgpu::ErrorFilter::Validation),
+            defer: self.inner.defer_scopes.load(Ordering::Acquire),
         }
     }
 }
@@ -774,8 +876,56 @@ impl CaughtErrors {
         }
     }
 
-    /// [`CaughtErrors::pop`], waiting for the result on this thread.
-    pub(crate) fn pop_now(self) -> Option<wgpu::Error> {
-        pollster::block_on(self.pop())
+    /// [`CaughtErrors::pop`] for a call that must return before the
+    /// answer can be awaited (`Graph::record`): the answer when it is known
+    /// at once (natively it always is: wgpu-core checks every call as it is
+    /// made), else the future that will give it (in a browser, which
+    /// answers a popped scope later), for the next async point to await.
+    pub(crate) fn pop_deferred(self) -> Popped {
+        let defer = self.defer;
+        let mut future = Box::pin(self.pop());
+        if defer {
+            return Popped::Later(Deferred(future));
+        }
+        match future
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+        {
+            Poll::Ready(error) => Popped::Now(error),
+            Poll::Pending => Popped::Later(Deferred(future)),
+        }
+    }
+}
+
+/// What [`CaughtErrors::pop_deferred`] found.
+pub(crate) enum Popped {
+    /// The first error caught, if any.
+    Now(Option<wgpu::Error>),
+    /// Not known yet.
+    Later(Deferred),
+}
+
+/// The answer of error scopes popped before it can be awaited. `Send`
+/// (natively, and in a browser through wgpu's
+/// `fragile-send-sync-non-atomic-wasm`), so that what keeps it stays
+/// `Send`.
+pub(crate) struct Deferred(Pin<Box<dyn Future<Output = Option<wgpu::Error>> + Send>>);
+
+impl Deferred {
+    /// The first error caught, if any.
+    pub(crate) async fn error(self) -> Option<wgpu::Error> {
+        self.0.await
+    }
+}
+
+impl Popped {
+    /// The error now, or the future of it, as a run keeps it: `Ok(None)`
+    /// without error, `Ok(Some(deferred))` when not known yet.
+    pub(crate) fn now(self) -> std::result::Result<Option<Deferred>, wgpu::Error> {
+        match self {
+            Popped::Now(None) => Ok(None),
+            Popped::Now(Some(error)) => Err(error),
+            Popped::Later(deferred) => Ok(Some(deferred)),
+        }
     }
 }
