@@ -54,14 +54,7 @@ fn new_async_builds_a_graph_that_runs_right_and_reports_a_broken_kernel() {
     assert_eq!(graph.pipeline_count(), 2);
     for n in [1usize, 63, 64, 65, 1000] {
         let x = data(n, n as u32);
-        let mut y = vec![0u32; n];
-        let run = graph.run_async(
-            &DispatchConfig::default(),
-            n as u64,
-            &[Feed::Host(bytes(&x))],
-            &mut [Sink::Host(bytes_mut(&mut y))],
-        );
-        pollster::block_on(run).expect("run_async");
+        let y = run_async(&graph, &x).expect("run_async");
         assert_same(&y, &two_step_cpu(&x), &format!("n = {n}"));
     }
     // A kernel the device refuses: the error, awaited; the device goes on.
@@ -74,15 +67,19 @@ fn new_async_builds_a_graph_that_runs_right_and_reports_a_broken_kernel() {
         "{err:?}"
     );
     let x = data(500, 9);
-    let mut y = vec![0u32; 500];
-    let run = graph.run_async(
-        &DispatchConfig::default(),
-        500,
-        &[Feed::Host(bytes(&x))],
-        &mut [Sink::Host(bytes_mut(&mut y))],
-    );
-    pollster::block_on(run).expect("run after the broken graph");
+    let y = run_async(&graph, &x).expect("run after the broken graph");
     assert_same(&y, &two_step_cpu(&x), "after the broken graph");
+}
+
+/// `graph.run_async` over host input `x`, driven by `pollster`.
+fn run_async(graph: &Graph, x: &[u32]) -> vyre_graph::Result<Vec<u32>> {
+    let mut y = vec![0u32; x.len()];
+    let config = DispatchConfig::default();
+    let feeds = [Feed::Host(bytes(x))];
+    let mut sinks = [Sink::Host(bytes_mut(&mut y))];
+    pollster::block_on(graph.run_async(&config, x.len() as u64, &feeds, &mut sinks))?;
+    drop(sinks);
+    Ok(y)
 }
 
 /// Records a run of `graph` over `feed` into a fresh encoder, submits it
@@ -151,14 +148,7 @@ fn a_recorded_run_reads_back_async_and_a_deferred_device_error_is_reported_there
     let (y, read) = record_and_read(&graph, 1000, Feed::Host(bytes(&x)));
     read.expect("record + read_async after the fault");
     assert_same(&y, &want, "recorded after the fault");
-    let mut y = vec![0u32; 1000];
-    let run = graph.run_async(
-        &DispatchConfig::default(),
-        1000,
-        &[Feed::Host(bytes(&x))],
-        &mut [Sink::Host(bytes_mut(&mut y))],
-    );
-    pollster::block_on(run).expect("run_async after the fault");
+    let y = run_async(&graph, &x).expect("run_async after the fault");
     assert_same(&y, &want, "run after the fault");
 }
 
