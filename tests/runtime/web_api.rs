@@ -176,3 +176,27 @@ fn two_run_async_futures_of_one_graph_polled_together_are_both_right() {
         assert_same(&yb, &two_step_cpu(&xb), &format!("run b of {nb}"));
     }
 }
+
+/// The futures of the async API are `Send` natively, so that a
+/// multi-threaded executor (tokio's) can run them; a `RecordedRun` holding
+/// a deferred verdict stays `Send + Sync`.
+#[test]
+fn the_async_api_futures_are_send() {
+    fn send<T: Send>(_: &T) {}
+    fn send_sync<T: Send + Sync>() {}
+    let _serial = serial();
+    let gpu = gpu();
+    let graph =
+        pollster::block_on(Graph::new_async(&gpu, two_step_spec("send"))).expect("new_async");
+    send(&Graph::new_async(&gpu, two_step_spec("send")));
+    let config = DispatchConfig::default();
+    let x = data(10, 1);
+    let mut y = vec![0u32; 10];
+    let feeds = [Feed::Host(bytes(&x))];
+    let mut sinks = [Sink::Host(bytes_mut(&mut y))];
+    send(&graph.run_async(&config, 10, &feeds, &mut sinks));
+    let mut instances: Vec<vyre_graph::Instance<'_>> = Vec::new();
+    send(&graph.run_batch_async(&config, &mut instances));
+    send(&graph.run_many_async(&config, 2, &mut instances));
+    send_sync::<vyre_graph::RecordedRun<'_>>();
+}

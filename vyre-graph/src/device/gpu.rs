@@ -2,14 +2,13 @@
 //! counters of submissions, allocations and transfers (`counters.rs`) and
 //! the pool of its transfers (`transfer.rs`).
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll, Waker};
 
+use super::adapter::{instance_descriptor, pick_adapter};
 use super::counters::{Counters, GpuCounters};
 use super::poller::{POLL_ATTEMPTS, PollResult, Polled, PollerFaults, PollerState};
+use super::scopes::CaughtErrors;
 use super::transfer::{Copier, TransferPool};
 use crate::spec::error::{BackendError, Result};
 use crate::spec::transfer::TransferOptions;
@@ -267,7 +266,7 @@ impl Gpu {
     /// [`BackendError::DeviceRequestFailed`] when it refuses a device.
     pub async fn new_async(options: GpuOptions) -> Result<Self> {
         let instance = wgpu::Instance::new(instance_descriptor());
-        let adapter = pick_adapter(&instance, &options).await?;
+        let adapter = pick_adapter(&instance, options.power_preference).await?;
         let summary = AdapterSummary::of(&adapter.get_info());
         let limits = if options.adapter_limits {
             adapter.limits()
@@ -762,170 +761,11 @@ impl Gpu {
     }
 }
 
-/// The instance's options: natively from `WGPU_BACKEND` and wgpu's other
-/// variables; in a browser, which has no environment, wgpu's defaults
-/// (WebGPU).
-fn instance_descriptor() -> wgpu::InstanceDescriptor {
-    #[cfg(not(target_arch = "wasm32"))]
-    return wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-    #[cfg(target_arch = "wasm32")]
-    return wgpu::InstanceDescriptor::new_without_display_handle();
-}
-
-/// Choose an adapter: in a browser, the one `navigator.gpu` offers
-/// ([`BackendError::NoAdapter`] saying that WebGPU is unavailable when
-/// there is none).
-#[cfg(target_arch = "wasm32")]
-async fn pick_adapter(instance: &wgpu::Instance, options: &GpuOptions) -> Result<wgpu::Adapter> {
-    request_adapter(instance, options.power_preference)
-        .await
-        .map_err(|e| BackendError::NoAdapter {
-            reason: format!("WebGPU offered no adapter: {e}"),
-        })
-}
-
-/// Choose an adapter: `WGPU_ADAPTER_NAME` first (an error, not a panic, when
-/// nothing matches), else the power preference from `WGPU_POWER_PREF` or the
-/// options.
-#[cfg(not(target_arch = "wasm32"))]
-async fn pick_adapter(instance: &wgpu::Instance, options: &GpuOptions) -> Result<wgpu::Adapter> {
-    if let Ok(wanted) = std::env::var("WGPU_ADAPTER_NAME") {
-        let wanted = wanted.to_lowercase();
-        let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
-        let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
-        return adapters
-            .into_iter()
-            .find(|a| a.get_info().name.to_lowercase().contains(&wanted))
-            .ok_or_else(|| BackendError::NoAdapter {
-                reason: format!(
-                    "WGPU_ADAPTER_NAME={wanted:?} matches none of the adapters found: [{}]",
-                    names.join(", ")
-                ),
-            });
-    }
-    let power_preference = wgpu::PowerPreference::from_env().unwrap_or(options.power_preference);
-    request_adapter(instance, power_preference)
-        .await
-        .map_err(|e| BackendError::NoAdapter {
-            reason: e.to_string(),
-        })
-}
-
-/// wgpu's adapter request with `power_preference`.
-async fn request_adapter(
-    instance: &wgpu::Instance,
-    power_preference: wgpu::PowerPreference,
-) -> std::result::Result<wgpu::Adapter, wgpu::RequestAdapterError> {
-    instance
-        .request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference,
-            force_fallback_adapter: false,
-            compatible_surface: None,
-            apply_limit_buckets: false,
-        })
-        .await
-}
-
-/// Error scopes that catch every kind of device error raised on this thread
-/// between [`Gpu::catch_errors`] and [`CaughtErrors::pop`]: validation,
-/// internal (a backend that refuses a valid pipeline, e.g. OpenGL's one
-/// sampler per texture) and out-of-memory. With validation alone, the
-/// others would reach the device's uncaptured-error handler while the call
-/// that caused them returned `Ok`.
-///
-/// Scopes must be popped innermost first, also when a `?` drops them
-/// unpopped: fields drop in declaration order, so the innermost scope
-/// (pushed last) is declared first.
-pub(crate) struct CaughtErrors {
-    validation: wgpu::ErrorScopeGuard,
-    internal: wgpu::ErrorScopeGuard,
-    memory: wgpu::ErrorScopeGuard,
-    /// Answer [`CaughtErrors::pop_deferred`] later even when the answer is
-    /// known now (vyre's own tests, [`Gpu::defer_scope_errors`]).
-    defer: bool,
-}
-
 impl Gpu {
     /// Start catching every device error of this thread (see
     /// [`CaughtErrors`]).
     pub(crate) fn catch_errors(&self) -> CaughtErrors {
-        let device = self.device();
-        // Pushed outermost first (a struct literal evaluates in the order
-        // written).
-        CaughtErrors {
-            memory: device.push_error_scope(wgpu::ErrorFilter::OutOfMemory),
-            internal: device.push_error_scope(wgpu::ErrorFilter::Internal),
-            validation: device.push_error_scope(wgpu::ErrorFilter::Validation),
-            defer: self.inner.defer_scopes.load(Ordering::Acquire),
-        }
-    }
-}
-
-impl CaughtErrors {
-    /// Stop catching (the scopes are popped now, on this thread, innermost
-    /// first) and resolve to the first error caught, if any.
-    pub(crate) fn pop(self) -> impl std::future::Future<Output = Option<wgpu::Error>> {
-        let validation = self.validation.pop();
-        let internal = self.internal.pop();
-        let memory = self.memory.pop();
-        async move {
-            let validation = validation.await;
-            let internal = internal.await;
-            let memory = memory.await;
-            validation.or(internal).or(memory)
-        }
-    }
-
-    /// [`CaughtErrors::pop`] for a call that must return before the
-    /// answer can be awaited (`Graph::record`): the answer when it is known
-    /// at once (natively it always is: wgpu-core checks every call as it is
-    /// made), else the future that will give it (in a browser, which
-    /// answers a popped scope later), for the next async point to await.
-    pub(crate) fn pop_deferred(self) -> Popped {
-        let defer = self.defer;
-        let mut future = Box::pin(self.pop());
-        if defer {
-            return Popped::Later(Deferred(future));
-        }
-        match future
-            .as_mut()
-            .poll(&mut Context::from_waker(Waker::noop()))
-        {
-            Poll::Ready(error) => Popped::Now(error),
-            Poll::Pending => Popped::Later(Deferred(future)),
-        }
-    }
-}
-
-/// What [`CaughtErrors::pop_deferred`] found.
-pub(crate) enum Popped {
-    /// The first error caught, if any.
-    Now(Option<wgpu::Error>),
-    /// Not known yet.
-    Later(Deferred),
-}
-
-/// The answer of error scopes popped before it can be awaited. `Send`
-/// (natively, and in a browser through wgpu's
-/// `fragile-send-sync-non-atomic-wasm`), so that what keeps it stays
-/// `Send`.
-pub(crate) struct Deferred(Pin<Box<dyn Future<Output = Option<wgpu::Error>> + Send>>);
-
-impl Deferred {
-    /// The first error caught, if any.
-    pub(crate) async fn error(self) -> Option<wgpu::Error> {
-        self.0.await
-    }
-}
-
-impl Popped {
-    /// The error now, or the future of it, as a run keeps it: `Ok(None)`
-    /// without error, `Ok(Some(deferred))` when not known yet.
-    pub(crate) fn now(self) -> std::result::Result<Option<Deferred>, wgpu::Error> {
-        match self {
-            Popped::Now(None) => Ok(None),
-            Popped::Now(Some(error)) => Err(error),
-            Popped::Later(deferred) => Ok(Some(deferred)),
-        }
+        let defer = self.inner.defer_scopes.load(Ordering::Acquire);
+        CaughtErrors::push(self.device(), defer)
     }
 }

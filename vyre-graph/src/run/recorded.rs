@@ -8,11 +8,12 @@ use smallvec::SmallVec;
 use super::empty::read_empty;
 use super::report::RunReport;
 use super::started::Started;
-use crate::device::gpu::{Deferred, Gpu};
+use crate::device::gpu::Gpu;
 use crate::device::io::Sink;
 use crate::device::map::Wait;
 #[cfg(not(target_arch = "wasm32"))]
 use crate::device::map::block_on;
+use crate::device::scopes::Deferred;
 use crate::plan::program::Program;
 use crate::spec::config::DispatchConfig;
 use crate::spec::error::{BackendError, Result};
