@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::adapter::{instance_descriptor, pick_adapter};
 use super::counters::{Counters, GpuCounters};
-use super::poller::{POLL_ATTEMPTS, PollResult, Polled, PollerFaults, PollerState};
+use super::poller::{PollResult, Polled, PollerFaults, PollerState};
 use super::scopes::CaughtErrors;
 use super::transfer::{Copier, TransferPool};
 use crate::spec::error::{BackendError, Result};
@@ -595,7 +595,8 @@ impl Gpu {
             }),
             None => Err(BackendError::ReadbackFailed {
                 reason: format!(
-                    "wgpu panicked in each of {POLL_ATTEMPTS} polls of the device while this run waited"
+                    "wgpu panicked in each of {} polls of the device while this run waited",
+                    super::poller::POLL_ATTEMPTS
                 ),
             }),
         }

@@ -18,8 +18,6 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
-use std::time::Duration;
-
 use web_time::Instant;
 
 use smallvec::SmallVec;
@@ -201,7 +199,7 @@ pub(crate) enum Waiting {
     /// Blocking the thread for at most `timeout` (the blocking API; never
     /// in a browser, where it is not compiled).
     #[cfg(not(target_arch = "wasm32"))]
-    Block(Option<Duration>),
+    Block(Option<std::time::Duration>),
     /// Through the future, never blocking.
     Async,
 }
@@ -232,7 +230,7 @@ pub(crate) enum Wait {
     #[cfg(not(target_arch = "wasm32"))]
     Block {
         submission: Option<wgpu::SubmissionIndex>,
-        timeout: Option<Duration>,
+        timeout: Option<std::time::Duration>,
     },
     /// Never block: resolve when every mapping has reported. On native
     /// backends [`Gpu`]'s poller thread polls the device meanwhile; in a
@@ -350,10 +348,10 @@ fn block_until_mapped(
     slots: &MapSlots,
     count: usize,
     submission: Option<wgpu::SubmissionIndex>,
-    timeout: Option<Duration>,
+    timeout: Option<std::time::Duration>,
 ) -> Result<()> {
     gpu.wait(submission, timeout)?;
-    let deadline = Instant::now() + timeout.unwrap_or(Duration::from_secs(60));
+    let deadline = Instant::now() + timeout.unwrap_or(std::time::Duration::from_secs(60));
     while pending(slots, count) && Instant::now() < deadline {
         gpu.poll_once();
         std::thread::yield_now();
