@@ -78,7 +78,6 @@ fn run_async(graph: &Graph, x: &[u32]) -> vyre_graph::Result<Vec<u32>> {
     let feeds = [Feed::Host(bytes(x))];
     let mut sinks = [Sink::Host(bytes_mut(&mut y))];
     pollster::block_on(graph.run_async(&config, x.len() as u64, &feeds, &mut sinks))?;
-    drop(sinks);
     Ok(y)
 }
 
@@ -98,7 +97,6 @@ fn record_and_read(graph: &Graph, n: usize, feed: Feed<'_>) -> (Vec<u32>, vyre_g
         }
         Err(e) => Err(e),
     };
-    drop(sinks);
     (y, read)
 }
 
@@ -171,7 +169,6 @@ fn two_run_async_futures_of_one_graph_polled_together_are_both_right() {
         let (ra, rb) = join(a, b);
         ra.expect("run a");
         rb.expect("run b");
-        drop((sa, sb));
         assert_same(&ya, &two_step_cpu(&xa), &format!("run a of {na}"));
         assert_same(&yb, &two_step_cpu(&xb), &format!("run b of {nb}"));
     }
