@@ -1,8 +1,7 @@
 //! The repository itself: the house rules (`house`), the public API as
 //! `docs/api.md` lists it (`api_list`), one error per UI case
-//! (`ui_counts`), the committed pictures of graphs (`pictures`) and Cargo
-//! rebuilding what a kernel imports (`modules_rebuild`). `house` and
-//! `ui_counts` read files and need no GPU.
+//! (`ui_counts`) and the committed pictures of graphs (`pictures`).
+//! `house` and `ui_counts` read files and need no GPU.
 //!
 //! One test binary of the workspace's `tests/`; `tests/README.md` says
 //! which binary holds which area and where a new test goes.
@@ -12,6 +11,5 @@ mod common;
 
 mod api_list;
 mod house;
-mod modules_rebuild;
 mod pictures;
 mod ui_counts;
