@@ -111,7 +111,14 @@ async fn check(graph: &Evens, x: &[u32]) -> usize {
 #[wasm_bindgen_test]
 async fn appends_drive_indirect_dispatches_over_zero_one_and_many_items() {
     let graph = Evens::new_async(&gpu().await).await.expect("graph");
-    for (n, even) in [(4, 0), (4, 1), (64, 16), (1000, 250), (4096, 1000), (100_000, 25_000)] {
+    for (n, even) in [
+        (4, 0),
+        (4, 1),
+        (64, 16),
+        (1000, 250),
+        (4096, 1000),
+        (100_000, 25_000),
+    ] {
         assert_eq!(check(&graph, &with_evens(n, even)).await, even, "n = {n}");
     }
 }

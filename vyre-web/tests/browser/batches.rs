@@ -87,7 +87,9 @@ struct Case {
 impl Case {
     fn new(n: usize, seed: u32) -> Self {
         Case {
-            x: (0..n as u32).map(|i| lcg(i ^ seed.wrapping_mul(7919))).collect(),
+            x: (0..n as u32)
+                .map(|i| lcg(i ^ seed.wrapping_mul(7919)))
+                .collect(),
             z: (0..n as u32).map(|i| i.wrapping_mul(seed + 3)).collect(),
             y_out: Vec::new(),
             z_out: Vec::new(),
@@ -112,7 +114,10 @@ async fn a_batch_of_one_size_stacks_into_one_run() {
         .map(|c| {
             Instance::new(
                 c.x.len() as u64,
-                vec![Feed::Host(bytemuck::cast_slice(&c.x)), Feed::Host(bytemuck::cast_slice(&c.z))],
+                vec![
+                    Feed::Host(bytemuck::cast_slice(&c.x)),
+                    Feed::Host(bytemuck::cast_slice(&c.z)),
+                ],
                 // Outputs in declaration order: `z` (inout), then `y`.
                 vec![Sink::from(&mut c.z_out), Sink::from(&mut c.y_out)],
             )
@@ -143,7 +148,11 @@ async fn a_batch_that_cannot_stack_runs_as_recorded_copies_of_mixed_sizes() {
     let xs: Vec<Vec<u32>> = sizes
         .iter()
         .enumerate()
-        .map(|(k, &n)| (0..n as u32).map(|i| lcg(i + k as u32 * 31) >> (k * 3)).collect())
+        .map(|(k, &n)| {
+            (0..n as u32)
+                .map(|i| lcg(i + k as u32 * 31) >> (k * 3))
+                .collect()
+        })
         .collect();
     let mut hits: Vec<Vec<u32>> = vec![Vec::new(); xs.len()];
     let mut batch: Vec<Instance<'_>> = xs

@@ -30,7 +30,10 @@ graph! {
 }
 
 fn cpu(x: &[u32], z: &[u32]) -> Vec<u32> {
-    x.iter().zip(z).map(|(x, z)| x.wrapping_mul(3).wrapping_add(*z)).collect()
+    x.iter()
+        .zip(z)
+        .map(|(x, z)| x.wrapping_mul(3).wrapping_add(*z))
+        .collect()
 }
 
 #[wasm_bindgen_test]
@@ -52,10 +55,15 @@ async fn a_wrong_input_length_is_named_then_the_graph_runs() {
         "{err:?}"
     );
     assert!(
-        err.to_string().ends_with("but has 3996; size it as the graph declares"),
+        err.to_string()
+            .ends_with("but has 3996; size it as the graph declares"),
         "{err}"
     );
-    assert_eq!(gpu.counters().since(&before).submissions, 0, "nothing submitted");
+    assert_eq!(
+        gpu.counters().since(&before).submissions,
+        0,
+        "nothing submitted"
+    );
 
     // Untyped: the same error for a feed the plan does not fit.
     let mut y = vec![0u32; 1000];
@@ -64,7 +72,10 @@ async fn a_wrong_input_length_is_named_then_the_graph_runs() {
         .run_async(
             &config,
             1000,
-            &[Feed::Host(bytemuck::cast_slice(&x)), Feed::Host(bytemuck::cast_slice(&z[..999]))],
+            &[
+                Feed::Host(bytemuck::cast_slice(&x)),
+                Feed::Host(bytemuck::cast_slice(&z[..999])),
+            ],
             &mut [Sink::Host(bytemuck::cast_slice_mut(&mut y))],
         )
         .await
@@ -78,6 +89,9 @@ async fn a_wrong_input_length_is_named_then_the_graph_runs() {
     );
 
     // The same graph, right lengths: right.
-    let out = graph.run_async(&config, &x, &z).await.expect("a correct run");
+    let out = graph
+        .run_async(&config, &x, &z)
+        .await
+        .expect("a correct run");
     assert_same(&out.y, &cpu(&x, &z), "after the errors");
 }

@@ -63,8 +63,16 @@ async fn two_runs_of_one_graph_in_flight_are_both_right() {
         let (x1, x2) = (lcg(1, n), lcg(2, n));
         // The same size: one plan each while both are in flight.
         let (a, b) = join(graph.run_async(&config, &x1), graph.run_async(&config, &x2)).await;
-        assert_same(&a.expect("first").y, &steps(&x1), &format!("first, n = {n}"));
-        assert_same(&b.expect("second").y, &steps(&x2), &format!("second, n = {n}"));
+        assert_same(
+            &a.expect("first").y,
+            &steps(&x1),
+            &format!("first, n = {n}"),
+        );
+        assert_same(
+            &b.expect("second").y,
+            &steps(&x2),
+            &format!("second, n = {n}"),
+        );
     }
     // Different sizes at once.
     let (x1, x2) = (lcg(3, 777), lcg(4, 65_537));
@@ -82,7 +90,11 @@ async fn two_graphs_on_one_device_in_flight_are_both_right() {
     );
     let config = DispatchConfig::default();
     let (x1, x2) = (lcg(5, 100_000), lcg(6, 300_000));
-    let (a, b) = join(steps_graph.run_async(&config, &x1), flip.run_async(&config, &x2)).await;
+    let (a, b) = join(
+        steps_graph.run_async(&config, &x1),
+        flip.run_async(&config, &x2),
+    )
+    .await;
     assert_same(&a.expect("steps").y, &steps(&x1), "steps");
     let want: Vec<u32> = x2.iter().map(|v| v ^ 0x5a5a_5a5a).collect();
     assert_same(&b.expect("flip").y, &want, "flip");

@@ -154,7 +154,13 @@ async fn a_frontier_loop_stops_itself_and_reports_its_levels() {
 #[wasm_bindgen_test]
 async fn a_flag_left_at_zero_stops_the_countdown() {
     let graph = Countdown::new_async(&gpu().await).await.expect("graph");
-    for (max, n) in [(3u32, 1000usize), (0, 64), (9, 5000), (10, 100), (25, 100_000)] {
+    for (max, n) in [
+        (3u32, 1000usize),
+        (0, 64),
+        (9, 5000),
+        (10, 100),
+        (25, 100_000),
+    ] {
         let v: Vec<u32> = (0..n as u32).map(|i| (i * 7) % (max + 1)).collect();
         let (out, run) = graph
             .run_reported_async(&DispatchConfig::default(), &v)

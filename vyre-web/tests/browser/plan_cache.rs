@@ -43,7 +43,10 @@ async fn a_steady_state_run_creates_no_buffer_and_no_bind_group() {
     for n in [1000usize, 65_537] {
         let x: Vec<u32> = (0..n as u32).collect();
         let before = gpu.counters();
-        let (out, first) = graph.run_reported_async(&config, &x).await.expect("first run");
+        let (out, first) = graph
+            .run_reported_async(&config, &x)
+            .await
+            .expect("first run");
         let planned = gpu.counters().since(&before);
         assert!(!first.cache_hit, "n = {n}: the first run at a size plans");
         assert!(planned.buffers_created > 0, "n = {n}: {planned:?}");
@@ -51,7 +54,10 @@ async fn a_steady_state_run_creates_no_buffer_and_no_bind_group() {
 
         let x: Vec<u32> = x.iter().map(|v| v ^ 0xffff).collect();
         let before = gpu.counters();
-        let (out, steady) = graph.run_reported_async(&config, &x).await.expect("second run");
+        let (out, steady) = graph
+            .run_reported_async(&config, &x)
+            .await
+            .expect("second run");
         let spent = gpu.counters().since(&before);
         assert!(steady.cache_hit, "n = {n}: the second run reuses the plan");
         assert_eq!(spent.buffers_created, 0, "n = {n}: {spent:?}");

@@ -99,6 +99,9 @@ async fn reported_and_into_runs_reuse_the_plan() {
         .run_into_async(&config, &mut outputs, &x, &params)
         .await
         .expect("run into");
-    assert!(again.cache_hit, "the second run at one size reuses its plan");
+    assert!(
+        again.cache_hit,
+        "the second run at one size reuses its plan"
+    );
     assert_close(&outputs.y, &want, 1e-5, "into");
 }

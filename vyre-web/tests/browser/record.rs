@@ -25,7 +25,9 @@ graph! {
 }
 
 fn affine(x: &[u32]) -> Vec<u32> {
-    x.iter().map(|v| v.wrapping_mul(3).wrapping_add(1)).collect()
+    x.iter()
+        .map(|v| v.wrapping_mul(3).wrapping_add(1))
+        .collect()
 }
 
 #[wasm_bindgen_test]
@@ -48,7 +50,10 @@ async fn a_run_recorded_into_an_own_encoder_is_read_back() {
             .expect("record");
         gpu.queue().submit([encoder.finish()]);
         let report = recorded.read_async(&mut sinks).await.expect("read");
-        assert_eq!(report.submissions, 0, "frame {frame}: the one submission was ours");
+        assert_eq!(
+            report.submissions, 0,
+            "frame {frame}: the one submission was ours"
+        );
     }
     drop(sinks);
     assert_same(&y, &affine(&x), "recorded, untyped");

@@ -55,7 +55,8 @@ async fn reductions_around_the_workgroup_size() {
             .map(|&v| (v >> 8) as f32 / (1 << 23) as f32 - 1.0)
             .collect();
         let exact: f64 = f.iter().map(|&v| f64::from(v)).sum();
-        let bound = 64.0 * f64::from(f32::EPSILON) * f.iter().map(|&v| f64::from(v).abs()).sum::<f64>();
+        let bound =
+            64.0 * f64::from(f32::EPSILON) * f.iter().map(|&v| f64::from(v).abs()).sum::<f64>();
         let got = fsum.run_async(&config, &f).await.expect("f32 sum runs").s;
         assert!(
             (f64::from(got[0]) - exact).abs() <= bound,

@@ -110,7 +110,12 @@ async fn a_sampled_texture_through_nearest_and_linear_samplers() {
     let image: Vec<[u8; 4]> = (0..SW * SH)
         .map(|i| {
             let (x, y) = (i % SW, i / SW);
-            [(x * 17) as u8, (y * 31) as u8, ((x * y * 7) % 256) as u8, 255 - (x * 9) as u8]
+            [
+                (x * 17) as u8,
+                (y * 31) as u8,
+                ((x * y * 7) % 256) as u8,
+                255 - (x * 9) as u8,
+            ]
         })
         .collect();
     // Texel centres, then points between texels and outside [0, 1], kept
@@ -124,7 +129,11 @@ async fn a_sampled_texture_through_nearest_and_linear_samplers() {
     for k in 0..97 {
         let nudge = |t: f32, size: usize| {
             let f = (t * size as f32).fract();
-            if f.abs() < 0.01 || f > 0.99 { t + 0.1 / size as f32 } else { t }
+            if f.abs() < 0.01 || f > 0.99 {
+                t + 0.1 / size as f32
+            } else {
+                t
+            }
         };
         let u = (k as f32 * 0.137).fract() * 1.2 - 0.1;
         let v = (k as f32 * 0.291).fract() * 1.2 - 0.1;
@@ -138,7 +147,11 @@ async fn a_sampled_texture_through_nearest_and_linear_samplers() {
     // 1/256 of the range off, plus f32 rounding.
     const LINEAR_TOLERANCE: f32 = 1.0 / 256.0 + 1e-5;
     for (i, uv) in coords.iter().enumerate() {
-        let near = texel(&image, (uv[0] * SW as f32).floor() as i64, (uv[1] * SH as f32).floor() as i64);
+        let near = texel(
+            &image,
+            (uv[0] * SW as f32).floor() as i64,
+            (uv[1] * SH as f32).floor() as i64,
+        );
         let lin = linear_cpu(&image, *uv);
         for c in 0..4 {
             assert!(
