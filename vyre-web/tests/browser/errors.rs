@@ -1,7 +1,8 @@
 //! A run with a wrong input length is the same error as natively
 //! (`BackendError::LengthMismatch`, `tests/errors/runtime_errors.rs`),
 //! through the typed and the untyped API, raised before anything is
-//! submitted; then a correct run of the same graph is right.
+//! submitted; a timeout, which a browser cannot bound, is
+//! `TimeoutUnsupported`; then a correct run of the same graph is right.
 
 use crate::common::{assert_same, own_gpu};
 
@@ -86,6 +87,22 @@ async fn a_wrong_input_length_is_named_then_the_graph_runs() {
     assert!(
         matches!(&err, BackendError::LengthMismatch { buffer, .. } if buffer == "z"),
         "{err:?}"
+    );
+
+    // A wait cannot be bounded in a browser: an error, nothing submitted.
+    let timed = DispatchConfig::default().with_timeout(std::time::Duration::from_secs(5));
+    let before = gpu.counters();
+    match graph.run_async(&timed, &x, &z).await {
+        Ok(_) => panic!("a timeout in a browser must be an error"),
+        Err(e) => assert!(
+            matches!(e, BackendError::TimeoutUnsupported { .. }),
+            "{e:?}"
+        ),
+    }
+    assert_eq!(
+        gpu.counters().since(&before).submissions,
+        0,
+        "nothing submitted"
     );
 
     // The same graph, right lengths: right.

@@ -1,7 +1,7 @@
 //! Recording into the application's own encoder (`docs/existing-device.md`):
 //! the untyped `Graph::record` with host sinks, the application's submit,
 //! then `RecordedRun::read_async`; and the typed `record` into resident
-//! outputs, which another graph's run then reads in place.
+//! outputs, read back from the handle and by a run that binds it in place.
 
 use crate::common::{assert_same, gpu};
 
@@ -73,7 +73,14 @@ async fn a_typed_recorded_run_writes_resident_outputs_another_run_reads() {
         .record(&mut encoder, &config, &resident, &x)
         .expect("record");
     let submission = gpu.queue().submit([encoder.finish()]);
-    recorded.finish(&submission);
+    // In a browser the run's status comes later: `finish_async` waits for it.
+    recorded.finish_async(&submission).await.expect("finish");
+    let y = resident
+        .y
+        .read_as_async::<u32>(&gpu)
+        .await
+        .expect("read the handle");
+    assert_same(&y, &affine(&x), "recorded, typed, read from the handle");
     // The resident `y` is the next run's input, bound in place.
     let out = graph
         .run_async(&config, &resident.y)
