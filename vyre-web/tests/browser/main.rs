@@ -19,3 +19,4 @@ mod quickstart;
 mod record;
 mod reduce_scan;
 mod textures;
+mod untyped;
