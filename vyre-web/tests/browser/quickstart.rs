@@ -105,3 +105,38 @@ async fn reported_and_into_runs_reuse_the_plan() {
     );
     assert_close(&outputs.y, &want, 1e-5, "into");
 }
+
+/// Milliseconds since the page opened (`performance.now()`).
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// The quickstart at 1M elements, timed for the record (printed with
+/// `-- --nocapture`; judged only for its result): the median of 10 runs
+/// after a first that plans, as `examples/quickstart.rs` times it natively.
+#[wasm_bindgen_test]
+async fn the_quickstart_at_1m_elements_timed() {
+    let gpu = gpu().await;
+    let graph = Quickstart::new_async(&gpu).await.expect("graph");
+    let config = DispatchConfig::default();
+    let params = Params { a: 0.5, b: -2.0 };
+    let x = input(1 << 20);
+    let start = now_ms();
+    let out = graph.run_async(&config, &x, &params).await.expect("run");
+    let first = now_ms() - start;
+    assert_close(&out.y, &cpu(&x, &params), 1e-5, "n = 1M");
+    let mut times = Vec::new();
+    for _ in 0..10 {
+        let start = now_ms();
+        graph.run_async(&config, &x, &params).await.expect("run");
+        times.push(now_ms() - start);
+    }
+    times.sort_by(f64::total_cmp);
+    wasm_bindgen_test::console_log!(
+        "quickstart, 1,048,576 elements, {}: first run {first:.2} ms, median of 10 {:.2} ms",
+        gpu.adapter(),
+        times[5]
+    );
+}
