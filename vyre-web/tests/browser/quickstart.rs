@@ -36,7 +36,7 @@ graph! {
             }
         }
     ";
-    kernel smooth = file "../examples/kernels/smooth.wgsl";
+    kernel smooth = file "kernels/smooth.wgsl";
 
     input x[n];
     uniform params;
