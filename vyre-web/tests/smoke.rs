@@ -7,10 +7,9 @@
 //! once with "no adapter" (`.ci/web` checks that it does).
 #![cfg(target_arch = "wasm32")]
 
-use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -34,12 +33,15 @@ struct Slot<T> {
     waker: Option<Waker>,
 }
 
-struct Receiver<T>(Rc<RefCell<Slot<T>>>);
+/// The receiving half of [`oneshot`]. (`Arc<Mutex<..>>` rather than
+/// `Rc<RefCell<..>>`: wgpu's callbacks must be `Send` when a crate of the
+/// build turns on its `fragile-send-sync-non-atomic-wasm`, as vyre-graph does.)
+struct Receiver<T>(Arc<Mutex<Slot<T>>>);
 
 impl<T> Future for Receiver<T> {
     type Output = T;
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
-        let mut slot = self.0.borrow_mut();
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
         match slot.value.take() {
             Some(value) => Poll::Ready(value),
             None => {
@@ -50,8 +52,8 @@ impl<T> Future for Receiver<T> {
     }
 }
 
-fn oneshot<T>() -> (impl FnOnce(T), Receiver<T>) {
-    let slot = Rc::new(RefCell::new(Slot {
+fn oneshot<T: Send>() -> (impl FnOnce(T) + Send, Receiver<T>) {
+    let slot = Arc::new(Mutex::new(Slot {
         value: None,
         waker: None,
     }));
@@ -59,7 +61,7 @@ fn oneshot<T>() -> (impl FnOnce(T), Receiver<T>) {
         let slot = slot.clone();
         move |value| {
             let waker = {
-                let mut slot = slot.borrow_mut();
+                let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
                 slot.value = Some(value);
                 slot.waker.take()
             };
