@@ -6,7 +6,7 @@
 //! is empty. `docs/web.md` says how to build and open the page and how to
 //! run the browser tests (`tests/`).
 
-#[cfg(all(target_arch = "wasm32", feature = "graph"))]
+#[cfg(target_arch = "wasm32")]
 mod page;
-#[cfg(all(target_arch = "wasm32", feature = "graph"))]
+#[cfg(target_arch = "wasm32")]
 pub use page::{blur, start};

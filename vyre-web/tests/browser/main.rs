@@ -3,7 +3,7 @@
 //! (`wasm-bindgen-test`), each result compared element by element with a
 //! CPU reference computed here. One test binary, one module per area
 //! (`docs/web.md` says how to run it).
-#![cfg(all(target_arch = "wasm32", feature = "graph"))]
+#![cfg(target_arch = "wasm32")]
 
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
