@@ -39,23 +39,24 @@ async fn a_run_recorded_into_an_own_encoder_is_read_back() {
     let n = x.len() as u64;
     // The sinks are built once, for every frame.
     let mut y: Vec<u32> = Vec::new();
-    let mut sinks = [Sink::from(&mut y)];
-    for frame in 0..3 {
-        x.iter_mut().for_each(|v| *v += 1);
-        let mut encoder = gpu.device().create_command_encoder(&Default::default());
-        let feeds = [Feed::Host(bytemuck::cast_slice(&x))];
-        let recorded = graph
-            .graph()
-            .record(&mut encoder, &config, n, &feeds, &sinks)
-            .expect("record");
-        gpu.queue().submit([encoder.finish()]);
-        let report = recorded.read_async(&mut sinks).await.expect("read");
-        assert_eq!(
-            report.submissions, 0,
-            "frame {frame}: the one submission was ours"
-        );
-    }
-    drop(sinks);
+    {
+        let mut sinks = [Sink::from(&mut y)];
+        for frame in 0..3 {
+            x.iter_mut().for_each(|v| *v += 1);
+            let mut encoder = gpu.device().create_command_encoder(&Default::default());
+            let feeds = [Feed::Host(bytemuck::cast_slice(&x))];
+            let recorded = graph
+                .graph()
+                .record(&mut encoder, &config, n, &feeds, &sinks)
+                .expect("record");
+            gpu.queue().submit([encoder.finish()]);
+            let report = recorded.read_async(&mut sinks).await.expect("read");
+            assert_eq!(
+                report.submissions, 0,
+                "frame {frame}: the one submission was ours"
+            );
+        }
+    } // the sinks' borrow of `y` ends
     assert_same(&y, &affine(&x), "recorded, untyped");
 }
 
