@@ -1,5 +1,6 @@
 //! Several runs at once: batches (`batch`, `batch_lengths`), streams
-//! (`stream`) and problem size 0 in every way to run (`size_zero`).
+//! (`stream`), problem size 0 in every way to run (`size_zero`) and the
+//! async twins of batches and streams (`batch_async`).
 //!
 //! One test binary of the workspace's `tests/`; `tests/README.md` says
 //! which binary holds which area and where a new test goes.
@@ -8,6 +9,7 @@
 mod common;
 
 mod batch;
+mod batch_async;
 mod batch_lengths;
 mod size_zero;
 mod stream;

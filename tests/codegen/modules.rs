@@ -340,3 +340,31 @@ fn inline_paths_link_without_an_import_line() {
         assert!(linked, "{}: {}", k.label, k.source);
     }
 }
+
+/// A file kernel whose path climbs with `..` (as a crate's kernel beside
+/// another crate's files does) links like any other: `..` never reaches the
+/// mangled names (it used to, as `.`: "expected `;`, found `.`").
+#[allow(dead_code)]
+mod climbing {
+    use vyre_graph::graph;
+    graph! {
+        pub struct Climbing;
+        module consts = wgsl { const K: u32 = 7u; };
+        kernel file_kernel = file "tests/kernels/../wesl/inline_twist.wgsl";
+        input x[n];
+        output y[n];
+        node file_kernel(src: x, dst: y) over n;
+    }
+}
+
+#[test]
+fn a_file_kernel_path_with_dot_dot_links() {
+    let gpu = common::gpu();
+    let graph = climbing::Climbing::new(&gpu).expect("graph");
+    for n in [1usize, 1000] {
+        let x: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(40_503)).collect();
+        let y = graph.run(&x[..]).expect("run").y;
+        let want: Vec<u32> = x.iter().map(|&v| twist(v)).collect();
+        assert_eq!(y, want, "n = {n}");
+    }
+}

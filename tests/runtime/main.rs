@@ -2,7 +2,8 @@
 //! and the seed's `GpuDispatchGraph` (`runtime_graph`), a graph inside a wgpu
 //! application (`integration`), moving data in and out (`transfer`),
 //! `describe()` against what a plan allocates (`describe_alloc`), traces
-//! (`trace`) and the backend `WGPU_BACKEND` asks for (`backend`).
+//! (`trace`), the backend `WGPU_BACKEND` asks for (`backend`) and the
+//! async API the web needs, run natively (`web_api`).
 //!
 //! One test binary of the workspace's `tests/`; `tests/README.md` says
 //! which binary holds which area and where a new test goes.
@@ -16,3 +17,4 @@ mod integration;
 mod runtime_graph;
 mod trace;
 mod transfer;
+mod web_api;

@@ -10,7 +10,9 @@ use std::collections::{BTreeMap, VecDeque};
 
 use crate::device::io::Feed;
 use crate::device::io::Sink;
-use crate::device::map::{Wait, block_on};
+use crate::device::map::Waiting;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::device::map::block_on;
 use crate::device::transfer::Stacked;
 use crate::graph::Graph;
 use crate::run::batch::{
@@ -73,13 +75,64 @@ impl Graph {
     /// its checks (any error of [`Graph::run`]'s checks, a problem size of
     /// 0 included), before anything runs. Errors after submission are the
     /// failing instances' own, in [`BatchReport::runs`].
+    ///
+    /// Not on wasm32: use [`Graph::run_batch_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn run_batch(
         &self,
         config: &DispatchConfig,
         instances: &mut [Instance<'_>],
     ) -> Result<BatchReport> {
-        let _span =
-            enter!("run_batch", graph = %self.program.spec.name, instances = instances.len());
+        let _count = instances.len();
+        let batch = self.batch_with(config, instances, Waiting::Block(config.timeout));
+        block_on(
+            instrument!(batch, "run_batch", graph = %self.program.spec.name, instances = _count),
+        )
+    }
+
+    /// As [`Graph::run_batch`], as a future that never blocks the thread
+    /// (the way to run a batch in a browser): the same stacked runs and
+    /// recorded copies, each chunk's results awaited instead of waited for;
+    /// [`DispatchConfig::timeout`] does not apply (see
+    /// [`Graph::run_async`]).
+    ///
+    /// ```no_run
+    /// # async fn f(graph: &vyre_graph::Graph, xs: &[Vec<u32>]) -> vyre_graph::Result<()> {
+    /// use vyre_graph::{DispatchConfig, Feed, Instance, Sink};
+    /// let mut ys: Vec<Vec<u32>> = vec![Vec::new(); xs.len()];
+    /// let mut instances: Vec<Instance> = xs
+    ///     .iter()
+    ///     .zip(&mut ys)
+    ///     .map(|(x, y)| Instance::new(x.len() as u64, vec![Feed::Host(bytemuck::cast_slice(x))], vec![Sink::from(y)]))
+    ///     .collect();
+    /// let report = graph.run_batch_async(&DispatchConfig::default(), &mut instances).await?;
+    /// for run in report.runs {
+    ///     run?;
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Graph::run_batch`].
+    pub async fn run_batch_async(
+        &self,
+        config: &DispatchConfig,
+        instances: &mut [Instance<'_>],
+    ) -> Result<BatchReport> {
+        let _count = instances.len();
+        let batch = self.batch_with(config, instances, Waiting::Async);
+        instrument!(batch, "run_batch_async", graph = %self.program.spec.name, instances = _count)
+            .await
+    }
+
+    /// [`Graph::run_batch`] and [`Graph::run_batch_async`], waiting as
+    /// `waiting` says (a blocking batch is ready at its first poll).
+    async fn batch_with(
+        &self,
+        config: &DispatchConfig,
+        instances: &mut [Instance<'_>],
+        waiting: Waiting,
+    ) -> Result<BatchReport> {
         self.check_batch(instances, config)?;
         let mut report = BatchReport {
             runs: Vec::new(),
@@ -92,14 +145,17 @@ impl Graph {
         // no run: answered as `Graph::run` answers them.
         for (index, instance) in instances.iter_mut().enumerate() {
             if instance.n == 0 {
-                let run = self.run(config, 0, &instance.feeds, &mut instance.sinks);
-                results[index] = Some(run.map_err(|e| of_instance(index, e)));
+                let Instance { feeds, sinks, .. } = instance;
+                let run = self.run_with(config, 0, feeds, sinks, waiting).await;
+                if let Some(result) = results.get_mut(index) {
+                    *result = Some(run.map_err(|e| of_instance(index, e)));
+                }
             }
         }
         if stackable(&self.program) {
             let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
             for (index, instance) in instances.iter().enumerate() {
-                if instance.host_only() && results[index].is_none() {
+                if instance.host_only() && results.get(index).is_some_and(Option::is_none) {
                     groups.entry(instance.n).or_default().push(index);
                 }
             }
@@ -107,18 +163,25 @@ impl Graph {
                 let mut rest = &indices[..];
                 while !rest.is_empty() {
                     let (chunk, tail) = rest.split_at(self.stack_fits(n, rest.len(), config));
-                    self.run_stacked(n, chunk, instances, config, &mut results, &mut report);
+                    let stack = Stack { n, chunk, waiting };
+                    self.run_stacked(stack, instances, config, &mut results, &mut report)
+                        .await;
                     rest = tail;
                 }
             }
         }
         let mut rest: Vec<usize> = (0..instances.len())
-            .filter(|&i| results[i].is_none())
+            .filter(|&i| results.get(i).is_some_and(Option::is_none))
             .collect();
         while !rest.is_empty() {
             let count = self.copies_fit(&rest, instances, config);
             let tail = rest.split_off(count);
-            self.run_copies(&rest, instances, config, &mut results, &mut report);
+            let copies = Copies {
+                chunk: &rest,
+                waiting,
+            };
+            self.run_copies(copies, instances, config, &mut results, &mut report)
+                .await;
             rest = tail;
         }
         report.runs = results
@@ -200,15 +263,15 @@ impl Graph {
     /// instance's part of the one read-back copied straight from the mapped
     /// buffer into its sinks. Each instance gets the run's report with its
     /// own `n`.
-    fn run_stacked(
+    async fn run_stacked(
         &self,
-        n: u64,
-        chunk: &[usize],
+        stack: Stack<'_>,
         instances: &mut [Instance<'_>],
         config: &DispatchConfig,
         results: &mut Results,
         report: &mut BatchReport,
     ) {
+        let Stack { n, chunk, waiting } = stack;
         let mut picked = pick(instances, chunk);
         let program = &self.program;
         let stacked: Vec<Vec<&[u8]>> = (0..program.host_inputs.len())
@@ -226,7 +289,17 @@ impl Graph {
             .collect();
         let mut scatter = scatter(program, n, &mut picked);
         let total = n * chunk.len() as u64;
-        let ran = self.run_stack(total, &feeds, sinks, &stacked, &mut scatter, config);
+        let ran = self
+            .run_stack(
+                total,
+                &feeds,
+                sinks,
+                &stacked,
+                &mut scatter,
+                config,
+                waiting,
+            )
+            .await;
         report.chunks += 1;
         match ran {
             Ok(run) => {
@@ -235,13 +308,13 @@ impl Graph {
                 for &index in chunk {
                     let mut own = run.clone();
                     own.n = n;
-                    results[index] = Some(Ok(own));
+                    set(results, index, Ok(own));
                 }
             }
             Err(error) => {
                 report.submissions += 1;
                 for (&index, result) in chunk.iter().zip(shared_error(chunk, error)) {
-                    results[index] = Some(result);
+                    set(results, index, result);
                 }
             }
         }
@@ -249,8 +322,10 @@ impl Graph {
 
     /// The steps of [`Graph::run`] for a stacked run of size `total`:
     /// check, plan, bind (`stacked`: each host input's instance bytes),
-    /// encode, one submission, one blocking read-back into `scatter`.
-    fn run_stack(
+    /// encode, one submission, one read-back into `scatter`, waiting as
+    /// `waiting` says.
+    #[allow(clippy::too_many_arguments)]
+    async fn run_stack(
         &self,
         total: u64,
         feeds: &[Feed<'_>],
@@ -258,14 +333,16 @@ impl Graph {
         stacked: &Stacked<'_>,
         scatter: &mut Scatter<'_, '_>,
         config: &DispatchConfig,
+        waiting: Waiting,
     ) -> Result<RunReport> {
         let io = Io {
             feeds,
             sinks: &sinks,
             stacked: Some(stacked),
         };
-        let submitted = self.submit_one(total, io, config)?;
-        submitted.finish(&mut sinks, Some(scatter), config)
+        let submitted = self.submit_one(total, io, config).await?;
+        let read = submitted.finish(&mut sinks, Some(scatter), config, waiting);
+        read.await
     }
 
     /// How many of the instances `rest` (in order) one submission of
@@ -300,19 +377,22 @@ impl Graph {
 
     /// The instances `chunk` as recorded copies: each with its own plan,
     /// all recorded into one encoder, one submission, one wait.
-    fn run_copies(
+    async fn run_copies(
         &self,
-        chunk: &[usize],
+        copies: Copies<'_>,
         instances: &mut [Instance<'_>],
         config: &DispatchConfig,
         results: &mut Results,
         report: &mut BatchReport,
     ) {
+        let Copies { chunk, waiting } = copies;
         let scope = self.gpu.catch_errors();
         let mut encoder = encoder(&self.gpu, &self.program, config);
         let mut started = Vec::with_capacity(chunk.len());
         for &index in chunk {
-            let instance = &instances[index];
+            let Some(instance) = instances.get(index) else {
+                continue;
+            };
             let io = Io {
                 feeds: &instance.feeds,
                 sinks: &instance.sinks,
@@ -327,11 +407,12 @@ impl Graph {
                 EncoderUse::Shared,
             ) {
                 Ok(run) => started.push((index, run)),
-                Err(e) => results[index] = Some(Err(of_instance(index, e))),
+                Err(e) => set(results, index, Err(of_instance(index, e))),
             }
         }
         if started.is_empty() {
-            drop(block_on(scope.pop()));
+            // Popped before the await: nothing else may push or pop between.
+            drop(scope.pop().await);
             return;
         }
         let submission = {
@@ -340,29 +421,29 @@ impl Graph {
         };
         report.chunks += 1;
         report.submissions += 1;
-        if let Some(error) = block_on(scope.pop()) {
+        if let Some(error) = scope.pop().await {
             let indices: Vec<usize> = started.iter().map(|(i, _)| *i).collect();
             drop(started);
             let error = BackendError::DispatchFailed {
                 reason: error.to_string(),
             };
             for (&index, result) in indices.iter().zip(shared_error(&indices, error)) {
-                results[index] = Some(result);
+                set(results, index, result);
             }
             return;
         }
         for (index, mut run) in started {
             run.report.submissions = 1;
-            let wait = Wait::Block {
-                submission: Some(submission.clone()),
-                timeout: config.timeout,
+            let wait = waiting.wait(submission.clone());
+            let Some(instance) = instances.get_mut(index) else {
+                continue;
             };
-            let sinks = &mut instances[index].sinks;
-            let read = block_on(run.read_back(sinks, None, config.profile, wait));
+            let sinks = &mut instance.sinks;
+            let read = run.read_back(sinks, None, config.profile, wait).await;
             if let Ok(run) = &read {
                 report.submissions += run.submissions.saturating_sub(1);
             }
-            results[index] = Some(read.map_err(|e| of_instance(index, e)));
+            set(results, index, read.map_err(|e| of_instance(index, e)));
         }
     }
 
@@ -400,61 +481,112 @@ impl Graph {
     /// buffer runs once more after the growth, as the typed `run` does,
     /// when its sinks can take the grown size (vectors can; a host slice
     /// sized for the old capacity keeps the overflow).
+    ///
+    /// Not on wasm32: use [`Graph::run_many_async`].
     #[must_use = "each run's result says whether it succeeded"]
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn run_many(
         &self,
         config: &DispatchConfig,
         depth: usize,
         instances: &mut [Instance<'_>],
     ) -> Vec<Result<RunReport>> {
-        let _span =
-            enter!("run_many", graph = %self.program.spec.name, instances = instances.len(), depth);
+        let _count = instances.len();
+        let waiting = Waiting::Block(config.timeout);
+        let stream = self.many_with(config, depth, instances, waiting);
+        block_on(
+            instrument!(stream, "run_many", graph = %self.program.spec.name, instances = _count, depth),
+        )
+    }
+
+    /// As [`Graph::run_many`], as a future that never blocks the thread
+    /// (the way to stream runs in a browser): up to `depth` runs submitted
+    /// ahead, each run's results awaited in order;
+    /// [`DispatchConfig::timeout`] does not apply (see
+    /// [`Graph::run_async`]).
+    ///
+    /// ```no_run
+    /// # async fn f(graph: &vyre_graph::Graph, mut instances: Vec<vyre_graph::Instance<'_>>) {
+    /// use vyre_graph::DispatchConfig;
+    /// let results = graph.run_many_async(&DispatchConfig::default(), 3, &mut instances).await;
+    /// for (k, result) in results.into_iter().enumerate() {
+    ///     if let Err(e) = result {
+    ///         eprintln!("run {k}: {e}");
+    ///     }
+    /// }
+    /// # }
+    /// ```
+    pub async fn run_many_async(
+        &self,
+        config: &DispatchConfig,
+        depth: usize,
+        instances: &mut [Instance<'_>],
+    ) -> Vec<Result<RunReport>> {
+        let _count = instances.len();
+        let stream = self.many_with(config, depth, instances, Waiting::Async);
+        instrument!(stream, "run_many_async", graph = %self.program.spec.name, instances = _count, depth).await
+    }
+
+    /// [`Graph::run_many`] and [`Graph::run_many_async`], waiting as
+    /// `waiting` says (a blocking stream is ready at its first poll).
+    async fn many_with(
+        &self,
+        config: &DispatchConfig,
+        depth: usize,
+        instances: &mut [Instance<'_>],
+        waiting: Waiting,
+    ) -> Vec<Result<RunReport>> {
         let depth = self.stream_depth(depth, config);
         if depth == 1 || instances.len() == 1 {
-            // Nothing to overlap: blocking runs, with no device poller.
-            return instances
-                .iter_mut()
-                .enumerate()
-                .map(|(index, i)| {
-                    let ran = self.run(config, i.n, &i.feeds, &mut i.sinks);
-                    self.again_if_grown(i, ran, config)
-                        .map_err(|e| of_instance(index, e))
-                })
-                .collect();
+            // Nothing to overlap: plain runs, one after another (blocking
+            // ones with no device poller).
+            let mut results = Vec::with_capacity(instances.len());
+            for (index, i) in instances.iter_mut().enumerate() {
+                let ran = self
+                    .run_with(config, i.n, &i.feeds, &mut i.sinks, waiting)
+                    .await;
+                let ran = self.again_if_grown(i, ran, config, waiting).await;
+                results.push(ran.map_err(|e| of_instance(index, e)));
+            }
+            return results;
         }
         let mut results: Results = instances.iter().map(|_| None).collect();
         let mut in_flight: VecDeque<(usize, Submitted<'_>)> = VecDeque::with_capacity(depth);
         for index in 0..instances.len() {
+            let Some(instance) = instances.get_mut(index) else {
+                break;
+            };
             // Size 0: nothing to overlap; `Graph::run` answers it (or
             // refuses it) at once.
-            if instances[index].n == 0 {
-                let Instance { feeds, sinks, .. } = &mut instances[index];
-                results[index] = Some(self.run(config, 0, feeds, sinks));
+            if instance.n == 0 {
+                let Instance { feeds, sinks, .. } = instance;
+                let ran = self.run_with(config, 0, feeds, sinks, waiting).await;
+                set(&mut results, index, ran);
                 continue;
             }
             // Check, plan, upload, record and submit run `k + 1` ...
-            let Instance { n, feeds, sinks } = &instances[index];
+            let Instance { n, feeds, sinks } = &*instance;
             let io = Io {
                 feeds,
                 sinks,
                 stacked: None,
             };
-            match self.submit_one(*n, io, config) {
+            match self.submit_one(*n, io, config).await {
                 Ok(submitted) => in_flight.push_back((index, submitted)),
-                Err(e) => results[index] = Some(Err(e)),
+                Err(e) => set(&mut results, index, Err(e)),
             }
             // ... then wait for the oldest run's own submission only, so
             // the later runs' work stays queued behind it.
             while in_flight.len() >= depth {
                 if let Some((k, submitted)) = in_flight.pop_front() {
-                    let ran = submitted.finish(&mut instances[k].sinks, None, config);
-                    results[k] = Some(self.again_if_grown(&mut instances[k], ran, config));
+                    let ran = self.finish_streamed(k, submitted, instances, config, waiting);
+                    set(&mut results, k, ran.await);
                 }
             }
         }
         for (k, submitted) in in_flight {
-            let ran = submitted.finish(&mut instances[k].sinks, None, config);
-            results[k] = Some(self.again_if_grown(&mut instances[k], ran, config));
+            let ran = self.finish_streamed(k, submitted, instances, config, waiting);
+            set(&mut results, k, ran.await);
         }
         results
             .into_iter()
@@ -498,11 +630,12 @@ impl Graph {
     /// size returns every run's items, not an overflow for each run that
     /// was already in flight. Sinks that cannot take the grown size (a
     /// host slice sized for the old capacity) keep the overflow.
-    fn again_if_grown(
+    async fn again_if_grown(
         &self,
         instance: &mut Instance<'_>,
         ran: Result<RunReport>,
         config: &DispatchConfig,
+        waiting: Waiting,
     ) -> Result<RunReport> {
         let Instance { n, feeds, sinks } = instance;
         match ran {
@@ -513,16 +646,38 @@ impl Graph {
                         .check_io(&self.gpu, *n, feeds, sinks, config)
                         .is_ok() =>
             {
-                self.run(config, *n, feeds, sinks)
+                self.run_with(config, *n, feeds, sinks, waiting).await
             }
             other => other,
         }
     }
 
+    /// Step 6 of stream run `k` (`submitted`), into instance `k`'s sinks,
+    /// then once more if it overflowed a `grow` buffer that has grown
+    /// ([`Graph::again_if_grown`]).
+    async fn finish_streamed(
+        &self,
+        k: usize,
+        submitted: Submitted<'_>,
+        instances: &mut [Instance<'_>],
+        config: &DispatchConfig,
+        waiting: Waiting,
+    ) -> Result<RunReport> {
+        let Some(instance) = instances.get_mut(k) else {
+            return Err(BackendError::DispatchFailed {
+                reason: "a stream run lost its instance (a bug in vyre: please report it)".into(),
+            });
+        };
+        let ran = submitted
+            .finish(&mut instance.sinks, None, config, waiting)
+            .await;
+        self.again_if_grown(instance, ran, config, waiting).await
+    }
+
     /// Steps 1 to 5 of one run (of a stream, or a stacked run): check,
     /// plan, bind, encode and submit, as [`Graph::run`] does, leaving the
     /// read-back for later.
-    fn submit_one<'g>(
+    async fn submit_one<'g>(
         &'g self,
         n: u64,
         io: Io<'_, '_>,
@@ -542,9 +697,10 @@ impl Graph {
             let submission = run.submit(encoder);
             (run, submission)
         });
-        let error = block_on(scope.pop());
+        // Popped before the await: nothing else may push or pop between.
+        let error = scope.pop();
         let (run, submission) = started?;
-        if let Some(error) = error {
+        if let Some(error) = error.await {
             return Err(BackendError::DispatchFailed {
                 reason: error.to_string(),
             });
@@ -560,20 +716,43 @@ struct Submitted<'g> {
 }
 
 impl Submitted<'_> {
-    /// Step 6: wait for this run's own submission (for at most the
-    /// config's timeout) and read its outputs back into the sinks (and a
-    /// stacked run's scatter).
-    fn finish(
+    /// Step 6: wait for this run's own submission as `waiting` says
+    /// (blocking for at most the config's timeout, or through the future)
+    /// and read its outputs back into the sinks (and a stacked run's
+    /// scatter).
+    async fn finish(
         self,
         sinks: &mut [Sink<'_>],
         scatter: Option<&mut Scatter<'_, '_>>,
         config: &DispatchConfig,
+        waiting: Waiting,
     ) -> Result<RunReport> {
-        let wait = Wait::Block {
-            submission: Some(self.submission),
-            timeout: config.timeout,
-        };
-        block_on(self.run.read_back(sinks, scatter, config.profile, wait))
+        let wait = waiting.wait(self.submission);
+        self.run
+            .read_back(sinks, scatter, config.profile, wait)
+            .await
+    }
+}
+
+/// One stacked run of a batch: instances `chunk`, all of size `n`.
+#[derive(Clone, Copy)]
+struct Stack<'c> {
+    n: u64,
+    chunk: &'c [usize],
+    waiting: Waiting,
+}
+
+/// One submission of recorded copies of a batch: instances `chunk`.
+#[derive(Clone, Copy)]
+struct Copies<'c> {
+    chunk: &'c [usize],
+    waiting: Waiting,
+}
+
+/// Instance `index`'s result.
+fn set(results: &mut Results, index: usize, result: Result<RunReport>) {
+    if let Some(slot) = results.get_mut(index) {
+        *slot = Some(result);
     }
 }
 

@@ -13,7 +13,7 @@
 //! `seed/` and the crate root import it.
 
 use std::sync::{Mutex, PoisonError};
-use std::time::Instant;
+use web_time::Instant;
 
 use vyre_analysis::{Analysis, PeakBytes};
 
@@ -21,7 +21,9 @@ use crate::describe::{self, Description};
 use crate::device::buffer::GpuBufferHandle;
 use crate::device::gpu::Gpu;
 use crate::device::io::{Feed, Sink};
-use crate::device::map::{Wait, block_on};
+use crate::device::map::Waiting;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::device::map::block_on;
 use crate::device::texture::{checked_bytes, create as create_texture};
 use crate::device::texture_handle::GpuTextureHandle;
 use crate::plan::plans::Plans;
@@ -34,16 +36,6 @@ use crate::run::started::{EncoderUse, Io, Started};
 use crate::spec::config::DispatchConfig;
 use crate::spec::error::{BackendError, Result};
 use crate::spec::{BufferSpec, GraphSpec};
-
-/// How [`Graph::run_with`] waits for a run's results.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Waiting {
-    /// Blocking the thread, for at most the config's timeout
-    /// ([`Graph::run`]).
-    Block,
-    /// Through the future ([`Graph::run_async`]).
-    Async,
-}
 
 /// A compiled graph: pipelines and layouts built once, a launch-plan cache,
 /// and `run`.
@@ -154,18 +146,56 @@ impl Graph {
     /// compiling a kernel the validator accepted (caught: `gpu` stays
     /// usable), [`BackendError::UnsupportedFeature`] when the device lacks
     /// a feature of [`GraphSpec::features`](crate::spec::GraphSpec::features).
+    ///
+    /// Not on wasm32: use [`Graph::new_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new(gpu: &Gpu, spec: GraphSpec) -> Result<Self> {
         Self::with_cache_capacity(gpu, spec, DEFAULT_PLAN_CACHE_CAPACITY)
+    }
+
+    /// As [`Graph::new`], awaiting the device's verdict on each kernel
+    /// instead of blocking on it: the way to build a graph in a browser
+    /// (wasm32), where compilation errors arrive later; natively the same
+    /// code, ready at once.
+    ///
+    /// ```no_run
+    /// # async fn f(gpu: &vyre_graph::Gpu, spec: vyre_graph::spec::GraphSpec) -> vyre_graph::Result<()> {
+    /// let graph = vyre_graph::Graph::new_async(gpu, spec).await?;
+    /// println!("{} pipelines", graph.pipeline_count());
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Graph::new`].
+    pub async fn new_async(gpu: &Gpu, spec: GraphSpec) -> Result<Self> {
+        Self::with_cache_capacity_async(gpu, spec, DEFAULT_PLAN_CACHE_CAPACITY).await
     }
 
     /// As [`Graph::new`], keeping at most `capacity` launch plans (one per
     /// problem size; 0 plans and allocates on every run).
     ///
+    /// Not on wasm32: use [`Graph::with_cache_capacity_async`].
+    ///
     /// # Errors
     /// As [`Graph::new`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn with_cache_capacity(gpu: &Gpu, spec: GraphSpec, capacity: usize) -> Result<Self> {
-        let _span = enter!("Graph::new", graph = %spec.name, nodes = spec.nodes.len());
-        let program = Program::build(gpu, spec)?;
+        block_on(Self::with_cache_capacity_async(gpu, spec, capacity))
+    }
+
+    /// As [`Graph::with_cache_capacity`], awaiting the device's verdicts
+    /// (see [`Graph::new_async`]).
+    ///
+    /// # Errors
+    /// As [`Graph::new`].
+    pub async fn with_cache_capacity_async(
+        gpu: &Gpu,
+        spec: GraphSpec,
+        capacity: usize,
+    ) -> Result<Self> {
+        let (_name, _nodes) = (spec.name.clone(), spec.nodes.len());
+        let build = Program::build(gpu, spec);
+        let program = instrument!(build, "Graph::new", graph = %_name, nodes = _nodes).await?;
         Ok(Self::assemble(gpu, program, capacity))
     }
 
@@ -362,6 +392,9 @@ impl Graph {
     ///
     /// # Panics
     /// Never on user input.
+    ///
+    /// Not on wasm32: use [`Graph::run_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn run(
         &self,
         config: &DispatchConfig,
@@ -369,7 +402,7 @@ impl Graph {
         feeds: &[Feed<'_>],
         sinks: &mut [Sink<'_>],
     ) -> Result<RunReport> {
-        let run = self.run_with(config, n, feeds, sinks, Waiting::Block);
+        let run = self.run_with(config, n, feeds, sinks, Waiting::Block(config.timeout));
         block_on(instrument!(run, "run", graph = %self.program.spec.name, n))
     }
 
@@ -382,7 +415,10 @@ impl Graph {
     /// several graphs on one device. On native backends a background thread
     /// of the [`Gpu`] polls the device while runs wait (started on demand,
     /// gone when none waits); no executor is assumed: `pollster`, tokio or a
-    /// hand-written loop all drive it.
+    /// hand-written loop all drive it. In a browser (wasm32) it is the way
+    /// to run: the page's event loop delivers the results
+    /// (`wasm_bindgen_futures::spawn_local` or an `async` test drives it),
+    /// and two runs in flight on the page's one thread are both right.
     ///
     /// ```no_run
     /// # fn f(graph: &vyre_graph::Graph, x: &[u32], y: &mut [u32]) -> vyre_graph::Result<()> {
@@ -397,7 +433,9 @@ impl Graph {
     ///
     /// # Errors
     /// As [`Graph::run`]; [`DispatchConfig::timeout`] does not apply (drop
-    /// the future to stop waiting: its plan is dropped, never reused).
+    /// the future to stop waiting: its plan is dropped, never reused); in a
+    /// browser a timeout set is refused
+    /// ([`BackendError::TimeoutUnsupported`]).
     pub async fn run_async(
         &self,
         config: &DispatchConfig,
@@ -409,10 +447,10 @@ impl Graph {
         instrument!(run, "run_async", graph = %self.program.spec.name, n).await
     }
 
-    /// [`Graph::run`] ([`Waiting::Block`]) and [`Graph::run_async`]: one
+    /// [`Graph::run`] (`Waiting::Block`) and [`Graph::run_async`]: one
     /// run, as a straight line of steps. A blocking run waits inside the
-    /// future's first poll, so [`block_on`] finds it ready at once.
-    async fn run_with(
+    /// future's first poll, so `block_on` finds it ready at once.
+    pub(crate) async fn run_with(
         &self,
         config: &DispatchConfig,
         n: u64,
@@ -458,13 +496,7 @@ impl Graph {
         }
         // 6. Read back, after one wait: blocking for at most the config's
         // timeout, or through the future.
-        let wait = match waiting {
-            Waiting::Block => Wait::Block {
-                submission: Some(submission),
-                timeout: config.timeout,
-            },
-            Waiting::Async => Wait::Async,
-        };
+        let wait = waiting.wait(submission);
         run.read_back(sinks, None, config.profile, wait).await
     }
 
@@ -474,9 +506,9 @@ impl Graph {
     /// nothing is submitted and nothing waits.
     ///
     /// Submit the encoder, then hand the submission to
-    /// [`RecordedRun::read`] (host outputs, blocking),
-    /// [`RecordedRun::read_async`], or [`RecordedRun::finish`] (resident
-    /// outputs only). Until then the run's launch plan stays reserved for
+    /// [`RecordedRun::read`] (host outputs, blocking; native only),
+    /// [`RecordedRun::read_async`], or [`RecordedRun::finish`] /
+    /// [`RecordedRun::finish_async`] (resident outputs only). Until then the run's launch plan stays reserved for
     /// it; a `RecordedRun` dropped unfinished releases its plan without
     /// reusing it. A cached plan makes recording allocate nothing: no
     /// buffer, no bind group.
@@ -496,6 +528,12 @@ impl Graph {
     /// let report = recorded.finish(&submission);
     /// # Ok(()) }
     /// ```
+    ///
+    /// Recording never waits, also in a browser. There the device's
+    /// verdict on the recorded commands comes later: a device error while
+    /// recording is then reported by [`RecordedRun::read_async`] (or
+    /// [`RecordedRun::finish_async`]) as [`BackendError::DispatchFailed`],
+    /// never lost; natively it is known at once and `record` returns it.
     ///
     /// # Errors
     /// As the checks of [`Graph::run`], before anything is recorded; a
@@ -567,12 +605,16 @@ impl Graph {
             stacked: None,
         };
         let started = self.start(encoder, n, io, config, scopes, EncoderUse::Shared);
-        if let Some(error) = scope.pop_now() {
-            return Err(BackendError::DispatchFailed {
-                reason: error.to_string(),
-            });
-        }
-        Ok(RecordedRun::new(started?, encoder, sinks, config))
+        // Natively the scopes answer at once; a browser answers later, and
+        // the answer goes with the run to its first await (`read_async`).
+        let deferred =
+            scope
+                .pop_deferred()
+                .now()
+                .map_err(|error| BackendError::DispatchFailed {
+                    reason: error.to_string(),
+                })?;
+        Ok(RecordedRun::new(started?, encoder, sinks, config, deferred))
     }
 
     /// Steps 1 to 4 of a run: check (the device, the inputs and outputs,

@@ -56,6 +56,15 @@
 //! check happens before encoding, and errors ([`BackendError`]) say how to fix
 //! the problem.
 //!
+//! ## In a browser
+//! On `wasm32-unknown-unknown` the backend is WebGPU and nothing blocks:
+//! open the device with [`Gpu::new_async`], build graphs with
+//! [`Graph::new_async`], and run them with the `_async` methods
+//! ([`Graph::run_async`], [`Graph::run_batch_async`],
+//! [`Graph::run_many_async`], [`RecordedRun::read_async`]). The blocking
+//! methods are not compiled there; each one's documentation names its
+//! async twin.
+//!
 //! ## Without a GPU
 //! Install Mesa's software Vulkan driver: `apt-get install -y
 //! --no-install-recommends mesa-vulkan-drivers libvulkan1`.
@@ -176,6 +185,9 @@ pub use bytemuck;
 /// them there instead. In a browser (WebAssembly), never block: spawn the
 /// future on the page's event loop.
 ///
+/// Not on wasm32 (nothing may block there): `.await` the `_async` methods,
+/// e.g. from `wasm_bindgen_futures::spawn_local`.
+///
 /// ```
 /// use vyre_graph::{DispatchConfig, Gpu, block_on, graph};
 ///
@@ -202,6 +214,7 @@ pub use bytemuck;
 /// assert_eq!(out.y, [2, 4, 6]);
 /// # Ok::<(), vyre_graph::BackendError>(())
 /// ```
+#[cfg(not(target_arch = "wasm32"))]
 pub use pollster::block_on;
 pub use vyre_macros::graph;
 pub use wgpu;
@@ -239,6 +252,14 @@ pub mod __private {
     /// return [`BackendError::BackendPanicked`] and leave `gpu` usable).
     pub fn inject_backend_panics(gpu: &Gpu, count: usize) {
         gpu.inject_backend_panics(count);
+    }
+
+    /// Fault injection for vyre's own tests, not an API: popped error
+    /// scopes of `gpu` answer later, as a browser's do, so that native
+    /// tests reach the deferred path (`Graph::record`'s device errors
+    /// reported by `RecordedRun::read_async`).
+    pub fn defer_scope_errors(gpu: &Gpu, on: bool) {
+        gpu.defer_scope_errors(on);
     }
 
     /// For `graph_bench`, not an API: nanoseconds per hit of the plan

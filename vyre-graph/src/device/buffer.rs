@@ -8,7 +8,7 @@ use std::sync::{Arc, Weak};
 use bytemuck::Pod;
 
 use super::gpu::Gpu;
-use super::map::{Body, Dest};
+use super::map::{Body, Dest, Waiting};
 use crate::spec::error::{BackendError, Result};
 
 #[derive(Debug)]
@@ -366,27 +366,64 @@ impl GpuBufferHandle {
 
     /// Read the whole buffer back to the host (one submission and a wait).
     ///
+    /// Not on wasm32: use [`GpuBufferHandle::read_async`].
+    ///
     /// # Errors
     /// [`BackendError::InvalidHandle`] for a released or foreign handle,
     /// [`BackendError::ReadbackFailed`] when mapping fails,
     /// [`BackendError::HostAllocationFailed`] when the host cannot hold it.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read(&self, gpu: &Gpu) -> Result<Vec<u8>> {
-        self.read_for(gpu, "read")
+        let waiting = Waiting::Block(None);
+        super::map::block_on(self.read_for(gpu, "read", waiting))
+    }
+
+    /// As [`GpuBufferHandle::read`], as a future that never blocks (the
+    /// way to read a resident buffer in a browser).
+    ///
+    /// ```no_run
+    /// # async fn f(gpu: &vyre_graph::Gpu) -> vyre_graph::Result<()> {
+    /// let handle = vyre_graph::GpuBufferHandle::from_slice(gpu, &[1u32, 2, 3])?;
+    /// assert_eq!(handle.read_as_async::<u32>(gpu).await?, [1, 2, 3]);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`GpuBufferHandle::read`].
+    pub async fn read_async(&self, gpu: &Gpu) -> Result<Vec<u8>> {
+        self.read_for(gpu, "read_async", Waiting::Async).await
     }
 
     /// Read the buffer back as elements of `T` (trailing bytes that do not
     /// make a whole element are dropped), straight into the vector's
     /// memory.
     ///
+    /// Not on wasm32: use [`GpuBufferHandle::read_as_async`].
+    ///
     /// # Errors
     /// As [`GpuBufferHandle::read`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read_as<T: Pod + Send + Sync>(&self, gpu: &Gpu) -> Result<Vec<T>> {
-        self.read_for(gpu, "read_as")
+        let waiting = Waiting::Block(None);
+        super::map::block_on(self.read_for(gpu, "read_as", waiting))
+    }
+
+    /// As [`GpuBufferHandle::read_as`], as a future that never blocks.
+    ///
+    /// # Errors
+    /// As [`GpuBufferHandle::read`].
+    pub async fn read_as_async<T: Pod + Send + Sync>(&self, gpu: &Gpu) -> Result<Vec<T>> {
+        self.read_for(gpu, "read_as_async", Waiting::Async).await
     }
 
     /// [`GpuBufferHandle::read_as`] for the method `call` (which its errors
-    /// name).
-    fn read_for<T: Pod + Send + Sync>(&self, gpu: &Gpu, call: &str) -> Result<Vec<T>> {
+    /// name), waiting as `waiting` says.
+    async fn read_for<T: Pod + Send + Sync>(
+        &self,
+        gpu: &Gpu,
+        call: &str,
+        waiting: Waiting,
+    ) -> Result<Vec<T>> {
         let what = HandleUse::Call(call);
         self.check_use(gpu, what, 0, wgpu::BufferUsages::COPY_SRC)?;
         if self.size() == 0 {
@@ -414,7 +451,7 @@ impl GpuBufferHandle {
             body: Body::Bytes(whole),
             name: "resident buffer",
         };
-        let read = super::map::read_staging(gpu, &staging, index, dest);
+        let read = super::map::read_staging(gpu, &staging, index, dest, waiting).await;
         gpu.free_buffer(&staging);
         read.map(|_| out)
     }

@@ -3,20 +3,23 @@
 //! the pool of its transfers (`transfer.rs`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
+use super::adapter::{instance_descriptor, pick_adapter};
 use super::counters::{Counters, GpuCounters};
-use super::poller::{POLL_ATTEMPTS, PollResult, Polled, PollerFaults, PollerState};
+use super::poller::{PollResult, Polled, PollerFaults, PollerState};
+use super::scopes::CaughtErrors;
 use super::transfer::{Copier, TransferPool};
 use crate::spec::error::{BackendError, Result};
 use crate::spec::transfer::TransferOptions;
 
 /// How to open a [`Gpu`].
 ///
-/// The environment variables `WGPU_BACKEND` (e.g. `vulkan`, `gl`),
-/// `WGPU_ADAPTER_NAME` (a case-insensitive substring of the adapter's name)
-/// and `WGPU_POWER_PREF` (`low` or `high`) are honoured on top of these
-/// options.
+/// Natively, the environment variables `WGPU_BACKEND` (e.g. `vulkan`,
+/// `gl`), `WGPU_ADAPTER_NAME` (a case-insensitive substring of the
+/// adapter's name) and `WGPU_POWER_PREF` (`low` or `high`) are honoured on
+/// top of these options. In a browser (wasm32) there is no environment:
+/// the backend is WebGPU and the browser picks the adapter.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct GpuOptions {
@@ -152,6 +155,9 @@ struct GpuInner {
     counters: Counters,
     /// Set by [`Gpu::abandon`].
     abandoned: AtomicBool,
+    /// Why the device was lost, once it was (set by the device-lost
+    /// callback of a device that `Gpu::new_async` opened).
+    lost: Arc<Mutex<Option<String>>>,
     /// The submission of a run that timed out, until it is seen finished.
     pending: Mutex<Option<wgpu::SubmissionIndex>>,
     /// The thread that polls the device while async runs wait
@@ -164,6 +170,9 @@ struct GpuInner {
     /// Shader-module creations still to panic inside their catch, for
     /// vyre's own tests ([`Gpu::inject_backend_panics`]).
     backend_panics: AtomicUsize,
+    /// Whether popped scopes answer later, as in a browser, for vyre's own
+    /// tests ([`Gpu::defer_scope_errors`]).
+    defer_scopes: AtomicBool,
 }
 
 impl Polled for GpuInner {
@@ -216,30 +225,48 @@ static NEXT_GPU_ID: AtomicU64 = AtomicU64::new(1);
 impl Gpu {
     /// Open the default adapter, blocking.
     ///
+    /// Not on wasm32: use [`Gpu::new_async`].
+    ///
     /// # Errors
     /// [`BackendError::NoAdapter`] (with the driver setup step) when there is
     /// no adapter, [`BackendError::DeviceRequestFailed`] when it refuses a
     /// device.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new() -> Result<Self> {
         pollster::block_on(Self::new_async(GpuOptions::default()))
     }
 
     /// Open an adapter with options, blocking.
     ///
+    /// Not on wasm32: use [`Gpu::new_async`].
+    ///
     /// # Errors
     /// As [`Gpu::new`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn with_options(options: GpuOptions) -> Result<Self> {
         pollster::block_on(Self::new_async(options))
     }
 
-    /// Open an adapter with options.
+    /// Open an adapter with options: the way to open a [`Gpu`] in a
+    /// browser (wasm32, WebGPU), and natively the future [`Gpu::new`]
+    /// blocks on.
+    ///
+    /// ```no_run
+    /// # async fn open() -> Result<(), vyre_graph::BackendError> {
+    /// use vyre_graph::{Gpu, GpuOptions};
+    /// let gpu = Gpu::new_async(GpuOptions::default()).await?;
+    /// println!("running on {}", gpu.adapter());
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
-    /// As [`Gpu::new`].
+    /// [`BackendError::NoAdapter`] when there is no adapter (natively with
+    /// the driver setup step; in a browser, WebGPU is unavailable there,
+    /// and the message says how to enable it),
+    /// [`BackendError::DeviceRequestFailed`] when it refuses a device.
     pub async fn new_async(options: GpuOptions) -> Result<Self> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-        let adapter = pick_adapter(&instance, &options).await?;
+        let instance = wgpu::Instance::new(instance_descriptor());
+        let adapter = pick_adapter(&instance, options.power_preference).await?;
         let summary = AdapterSummary::of(&adapter.get_info());
         let limits = if options.adapter_limits {
             adapter.limits()
@@ -275,14 +302,28 @@ impl Gpu {
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
             eprintln!("vyre-graph: uncaptured wgpu error: {e}");
         }));
-        Ok(Self::assemble(
+        let gpu = Self::assemble(
             Some(adapter),
             device,
             queue,
             summary,
             limits,
             options.transfer,
-        ))
+        );
+        // A lost device (a browser that reclaimed it, a driver reset) fails
+        // the next run with `DeviceLost`, saying so, instead of a puzzling
+        // validation error. Only on devices vyre opened: an adopted device's
+        // callback is the application's.
+        let lost = Arc::clone(&gpu.inner.lost);
+        gpu.inner
+            .device
+            .set_device_lost_callback(move |reason, message| {
+                if reason != wgpu::DeviceLostReason::Destroyed {
+                    *lost.lock().unwrap_or_else(PoisonError::into_inner) =
+                        Some(format!("{reason:?}: {message}"));
+                }
+            });
+        Ok(gpu)
     }
 
     /// Adopt an application's device and queue (and, optionally, the adapter
@@ -355,11 +396,13 @@ impl Gpu {
                 limits,
                 counters: Counters::default(),
                 abandoned: AtomicBool::new(false),
+                lost: Arc::new(Mutex::new(None)),
                 pending: Mutex::new(None),
                 poller: PollerState::default(),
                 pool: TransferPool::new(transfer.threads),
                 transfer,
                 backend_panics: AtomicUsize::new(0),
+                defer_scopes: AtomicBool::new(false),
             }),
         }
     }
@@ -527,6 +570,7 @@ impl Gpu {
     /// `timeout` passes ([`BackendError::Timeout`]; the submission is then
     /// remembered, and runs fail fast with [`BackendError::DeviceBusy`]
     /// until it is seen finished).
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) fn wait(
         &self,
         index: Option<wgpu::SubmissionIndex>,
@@ -551,7 +595,8 @@ impl Gpu {
             }),
             None => Err(BackendError::ReadbackFailed {
                 reason: format!(
-                    "wgpu panicked in each of {POLL_ATTEMPTS} polls of the device while this run waited"
+                    "wgpu panicked in each of {} polls of the device while this run waited",
+                    super::poller::POLL_ATTEMPTS
                 ),
             }),
         }
@@ -601,6 +646,9 @@ impl Gpu {
     pub(crate) fn check_ready(&self) -> Result<()> {
         if self.is_abandoned() {
             return Err(BackendError::Abandoned);
+        }
+        if let Some(reason) = self.lost() {
+            return Err(BackendError::DeviceLost { reason });
         }
         let mut pending = self.pending();
         if let Some(index) = pending.clone() {
@@ -660,12 +708,30 @@ impl Gpu {
         self.inner.backend_panics.store(count, Ordering::Release);
     }
 
+    /// Makes popped error scopes answer later, as a browser's do, also
+    /// where wgpu answers at once (for vyre's own tests of the deferred
+    /// path, see [`CaughtErrors::pop_deferred`]).
+    pub(crate) fn defer_scope_errors(&self, on: bool) {
+        self.inner.defer_scopes.store(on, Ordering::Release);
+    }
+
     /// Whether an injected backend panic is due now (one is used up).
     pub(crate) fn take_backend_panic(&self) -> bool {
         self.inner
             .backend_panics
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
             .is_ok()
+    }
+
+    /// Why the device was lost, when it was (`None` while it works, and
+    /// for a device adopted with [`Gpu::from_wgpu`], whose loss the
+    /// application hears of).
+    pub(crate) fn lost(&self) -> Option<String> {
+        self.inner
+            .lost
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Whether [`Gpu::abandon`] was called.
@@ -696,86 +762,11 @@ impl Gpu {
     }
 }
 
-/// Choose an adapter: `WGPU_ADAPTER_NAME` first (an error, not a panic, when
-/// nothing matches), else the power preference from `WGPU_POWER_PREF` or the
-/// options.
-async fn pick_adapter(instance: &wgpu::Instance, options: &GpuOptions) -> Result<wgpu::Adapter> {
-    if let Ok(wanted) = std::env::var("WGPU_ADAPTER_NAME") {
-        let wanted = wanted.to_lowercase();
-        let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
-        let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
-        return adapters
-            .into_iter()
-            .find(|a| a.get_info().name.to_lowercase().contains(&wanted))
-            .ok_or_else(|| BackendError::NoAdapter {
-                reason: format!(
-                    "WGPU_ADAPTER_NAME={wanted:?} matches none of the adapters found: [{}]",
-                    names.join(", ")
-                ),
-            });
-    }
-    let power_preference = wgpu::PowerPreference::from_env().unwrap_or(options.power_preference);
-    instance
-        .request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference,
-            force_fallback_adapter: false,
-            compatible_surface: None,
-            apply_limit_buckets: false,
-        })
-        .await
-        .map_err(|e| BackendError::NoAdapter {
-            reason: e.to_string(),
-        })
-}
-
-/// Error scopes that catch every kind of device error raised on this thread
-/// between [`Gpu::catch_errors`] and [`CaughtErrors::pop`]: validation,
-/// internal (a backend that refuses a valid pipeline, e.g. OpenGL's one
-/// sampler per texture) and out-of-memory. With validation alone, the
-/// others would reach the device's uncaptured-error handler while the call
-/// that caused them returned `Ok`.
-///
-/// Scopes must be popped innermost first, also when a `?` drops them
-/// unpopped: fields drop in declaration order, so the innermost scope
-/// (pushed last) is declared first.
-pub(crate) struct CaughtErrors {
-    validation: wgpu::ErrorScopeGuard,
-    internal: wgpu::ErrorScopeGuard,
-    memory: wgpu::ErrorScopeGuard,
-}
-
 impl Gpu {
     /// Start catching every device error of this thread (see
     /// [`CaughtErrors`]).
     pub(crate) fn catch_errors(&self) -> CaughtErrors {
-        let device = self.device();
-        // Pushed outermost first (a struct literal evaluates in the order
-        // written).
-        CaughtErrors {
-            memory: device.push_error_scope(wgpu::ErrorFilter::OutOfMemory),
-            internal: device.push_error_scope(wgpu::ErrorFilter::Internal),
-            validation: device.push_error_scope(wgpu::ErrorFilter::Validation),
-        }
-    }
-}
-
-impl CaughtErrors {
-    /// Stop catching (the scopes are popped now, on this thread, innermost
-    /// first) and resolve to the first error caught, if any.
-    pub(crate) fn pop(self) -> impl std::future::Future<Output = Option<wgpu::Error>> {
-        let validation = self.validation.pop();
-        let internal = self.internal.pop();
-        let memory = self.memory.pop();
-        async move {
-            let validation = validation.await;
-            let internal = internal.await;
-            let memory = memory.await;
-            validation.or(internal).or(memory)
-        }
-    }
-
-    /// [`CaughtErrors::pop`], waiting for the result on this thread.
-    pub(crate) fn pop_now(self) -> Option<wgpu::Error> {
-        pollster::block_on(self.pop())
+        let defer = self.inner.defer_scopes.load(Ordering::Acquire);
+        CaughtErrors::push(self.device(), defer)
     }
 }

@@ -14,11 +14,11 @@
 //! for it forever.
 
 use std::future::Future;
-use std::pin::{Pin, pin};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
-use std::time::{Duration, Instant};
+use web_time::Instant;
 
 use smallvec::SmallVec;
 
@@ -192,15 +192,45 @@ impl<'a> Targets<'a> {
     }
 }
 
+/// How a run waits for its results, whichever submission it waits for:
+/// what [`Wait`] is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Waiting {
+    /// Blocking the thread for at most `timeout` (the blocking API; never
+    /// in a browser, where it is not compiled).
+    #[cfg(not(target_arch = "wasm32"))]
+    Block(Option<std::time::Duration>),
+    /// Through the future, never blocking.
+    Async,
+}
+
+impl Waiting {
+    /// The wait for `submission`.
+    pub(crate) fn wait(self, submission: wgpu::SubmissionIndex) -> Wait {
+        match self {
+            #[cfg(not(target_arch = "wasm32"))]
+            Waiting::Block(timeout) => Wait::Block {
+                submission: Some(submission),
+                timeout,
+            },
+            Waiting::Async => {
+                let _ = submission;
+                Wait::Async
+            }
+        }
+    }
+}
+
 /// How a read waits for its mappings.
 #[derive(Debug)]
 pub(crate) enum Wait {
     /// Block the thread: wait for `submission` (everything submitted when
     /// `None`) for at most `timeout` ([`BackendError::Timeout`] after it),
-    /// then poll until every mapping has reported.
+    /// then poll until every mapping has reported. Not in a browser.
+    #[cfg(not(target_arch = "wasm32"))]
     Block {
         submission: Option<wgpu::SubmissionIndex>,
-        timeout: Option<Duration>,
+        timeout: Option<std::time::Duration>,
     },
     /// Never block: resolve when every mapping has reported. On native
     /// backends [`Gpu`]'s poller thread polls the device meanwhile; in a
@@ -212,16 +242,16 @@ impl Wait {
     /// How a later read of the same run waits for its own submission: the
     /// same way (blocking with the same timeout, or async).
     pub(crate) fn again(&self) -> impl FnOnce(wgpu::SubmissionIndex) -> Wait + use<> {
-        let blocking = match self {
-            Wait::Block { timeout, .. } => Some(*timeout),
-            Wait::Async => None,
-        };
-        move |submission| match blocking {
-            Some(timeout) => Wait::Block {
-                submission: Some(submission),
-                timeout,
-            },
-            None => Wait::Async,
+        let waiting = self.waiting();
+        move |submission| waiting.wait(submission)
+    }
+
+    /// How it waits, whichever submission for.
+    pub(crate) fn waiting(&self) -> Waiting {
+        match self {
+            #[cfg(not(target_arch = "wasm32"))]
+            Wait::Block { timeout, .. } => Waiting::Block(*timeout),
+            Wait::Async => Waiting::Async,
         }
     }
 }
@@ -250,6 +280,7 @@ pub(crate) async fn map_and_copy(
     request(slots, &targets.list)?;
     let count = targets.list.len();
     match wait {
+        #[cfg(not(target_arch = "wasm32"))]
         Wait::Block {
             submission,
             timeout,
@@ -271,38 +302,34 @@ pub(crate) async fn map_and_copy(
     finish(gpu, copier, slots, targets)
 }
 
-/// [`map_and_copy`] for one staging buffer, blocking: a resident handle's
-/// read after its `submission`.
+/// [`map_and_copy`] for one staging buffer: a resident handle's read after
+/// its `submission`, waiting as `waiting` says (blocking without a
+/// timeout, or async).
 ///
 /// # Errors
 /// As [`map_and_copy`].
-pub(crate) fn read_staging<'a>(
+pub(crate) async fn read_staging<'a>(
     gpu: &Gpu,
     staging: &'a wgpu::Buffer,
     submission: wgpu::SubmissionIndex,
     dest: Dest<'a>,
+    waiting: Waiting,
 ) -> Result<u64> {
-    let wait = Wait::Block {
-        submission: Some(submission),
-        timeout: None,
-    };
     let mut targets = Targets::one(staging, dest);
     let copier = gpu.copier(None);
-    block_on(map_and_copy(
-        gpu,
-        copier,
-        &MapSlots::new(1),
-        &mut targets,
-        wait,
-    ))
+    let slots = MapSlots::new(1);
+    let wait = waiting.wait(submission);
+    map_and_copy(gpu, copier, &slots, &mut targets, wait).await
 }
 
 /// Run `future` to its end on this thread. A future that never waits
-/// (every blocking read: [`Wait::Block`] blocks inside its poll) is ready
-/// at its first poll, which allocates nothing; any other is driven by
-/// `pollster`.
+/// (every blocking path: [`Wait::Block`] blocks inside its poll, and
+/// wgpu-core's error scopes answer at once) is ready at its first poll,
+/// which allocates nothing; any other is driven by `pollster`. Native
+/// only: nothing blocks in a browser.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
-    let mut future = pin!(future);
+    let mut future = std::pin::pin!(future);
     match future
         .as_mut()
         .poll(&mut Context::from_waker(Waker::noop()))
@@ -315,15 +342,16 @@ pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
 /// [`Wait::Block`]: wait for the submission, then give the map callbacks
 /// the time to report (another thread's poll may have taken this read's
 /// map completions and be about to call their callbacks).
+#[cfg(not(target_arch = "wasm32"))]
 fn block_until_mapped(
     gpu: &Gpu,
     slots: &MapSlots,
     count: usize,
     submission: Option<wgpu::SubmissionIndex>,
-    timeout: Option<Duration>,
+    timeout: Option<std::time::Duration>,
 ) -> Result<()> {
     gpu.wait(submission, timeout)?;
-    let deadline = Instant::now() + timeout.unwrap_or(Duration::from_secs(60));
+    let deadline = Instant::now() + timeout.unwrap_or(std::time::Duration::from_secs(60));
     while pending(slots, count) && Instant::now() < deadline {
         gpu.poll_once();
         std::thread::yield_now();
@@ -417,8 +445,10 @@ impl Drop for Report {
 }
 
 fn states(slots: &MapSlots, count: usize) -> impl Iterator<Item = u8> + '_ {
-    slots.slots[..count]
+    slots
+        .slots
         .iter()
+        .take(count)
         .map(|s| s.load(Ordering::Acquire))
 }
 
@@ -435,7 +465,7 @@ fn finish(
     slots: &MapSlots,
     targets: &mut Targets<'_>,
 ) -> Result<u64> {
-    let start = std::time::Instant::now();
+    let start = Instant::now();
     let count = targets.list.len();
     // A dropped callback's buffer is read if it is mapped (`get_mapped_range`
     // below says so).
@@ -444,6 +474,9 @@ fn finish(
             if state == MAPPED {
                 target.buffer.unmap();
             }
+        }
+        if let Some(reason) = gpu.lost() {
+            return Err(BackendError::DeviceLost { reason });
         }
         let reason = if states(slots, count).any(|s| s == FAILED) {
             slots

@@ -25,7 +25,9 @@ pub(crate) struct KernelLayout {
 
 impl KernelLayout {
     /// Compile the module and build the layouts of `kernel`.
-    pub(crate) fn new(gpu: &Gpu, kernel: &KernelSpec) -> Result<Self> {
+    /// The device's verdict is awaited (natively it is known at once; a
+    /// browser answers later).
+    pub(crate) async fn new(gpu: &Gpu, kernel: &KernelSpec) -> Result<Self> {
         check_bindings_unique(kernel)?;
         let device = gpu.device();
         let scope = gpu.catch_errors();
@@ -66,7 +68,8 @@ impl KernelLayout {
             bind_group_layouts: &group_refs,
             immediate_size: 0,
         });
-        if let Some(error) = scope.pop_now() {
+        // Popped before the await: nothing else may push or pop between.
+        if let Some(error) = scope.pop().await {
             return Err(BackendError::KernelCompileFailed {
                 kernel: kernel.label.to_string(),
                 message: error.to_string(),
@@ -125,7 +128,7 @@ fn layout_entry(b: &BindingSpec) -> wgpu::BindGroupLayoutEntry {
 }
 
 /// Build one compute pipeline of a kernel with a set of override values.
-pub(crate) fn build_pipeline(
+pub(crate) async fn build_pipeline(
     gpu: &Gpu,
     kernel: &KernelSpec,
     layout: &KernelLayout,
@@ -139,12 +142,13 @@ pub(crate) fn build_pipeline(
         &kernel.entry_point,
         overrides,
     )
+    .await
 }
 
 /// Build one compute pipeline of entry point `entry` of a kernel's module
 /// with `layout` (a fused kernel's grid-stride entry has a layout of its
 /// own).
-pub(crate) fn build_entry_pipeline(
+pub(crate) async fn build_entry_pipeline(
     gpu: &Gpu,
     kernel: &KernelSpec,
     module: &wgpu::ShaderModule,
@@ -169,7 +173,7 @@ pub(crate) fn build_entry_pipeline(
         })
     })?;
     gpu.count_pipeline();
-    if let Some(error) = scope.pop_now() {
+    if let Some(error) = scope.pop().await {
         return Err(BackendError::KernelCompileFailed {
             kernel: kernel.label.to_string(),
             message: error.to_string(),
@@ -263,26 +267,53 @@ pub struct WgpuPipeline {
 impl WgpuPipeline {
     /// Compile `kernel` with its default override values.
     ///
+    /// Not on wasm32: use [`WgpuPipeline::new_async`].
+    ///
     /// # Errors
     /// [`BackendError::KernelCompileFailed`] with naga's message when the
     /// WGSL does not compile or does not match the binding description;
     /// [`BackendError::BackendPanicked`] when wgpu or naga panicked while
     /// compiling it (caught: the `Gpu` stays usable).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new(gpu: &Gpu, kernel: KernelSpec) -> Result<Self> {
         Self::with_overrides(gpu, kernel, &[])
     }
 
     /// Compile `kernel` with pipeline-overridable constants set.
     ///
+    /// Not on wasm32: use [`WgpuPipeline::with_overrides_async`].
+    ///
     /// # Errors
     /// As [`WgpuPipeline::new`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn with_overrides(
         gpu: &Gpu,
         kernel: KernelSpec,
         overrides: &[OverrideValue],
     ) -> Result<Self> {
-        let layout = KernelLayout::new(gpu, &kernel)?;
-        let pipeline = build_pipeline(gpu, &kernel, &layout, overrides)?;
+        super::map::block_on(Self::with_overrides_async(gpu, kernel, overrides))
+    }
+
+    /// As [`WgpuPipeline::new`], awaiting the device's verdict instead of
+    /// blocking on it (the way to compile a kernel in a browser).
+    ///
+    /// # Errors
+    /// As [`WgpuPipeline::new`].
+    pub async fn new_async(gpu: &Gpu, kernel: KernelSpec) -> Result<Self> {
+        Self::with_overrides_async(gpu, kernel, &[]).await
+    }
+
+    /// As [`WgpuPipeline::with_overrides`], awaiting the device's verdict.
+    ///
+    /// # Errors
+    /// As [`WgpuPipeline::new`].
+    pub async fn with_overrides_async(
+        gpu: &Gpu,
+        kernel: KernelSpec,
+        overrides: &[OverrideValue],
+    ) -> Result<Self> {
+        let layout = KernelLayout::new(gpu, &kernel).await?;
+        let pipeline = build_pipeline(gpu, &kernel, &layout, overrides).await?;
         Ok(WgpuPipeline {
             gpu: gpu.clone(),
             kernel: Arc::new(kernel),

@@ -238,12 +238,12 @@ fn poller_thread<P: Polled>(weak: &Weak<P>) {
 /// the running flag itself.
 fn poll_while_in_flight<P: Polled>(weak: &Weak<P>) {
     const LINGER: std::time::Duration = std::time::Duration::from_millis(50);
-    let mut idle_since: Option<std::time::Instant> = None;
+    let mut idle_since: Option<web_time::Instant> = None;
     loop {
         let Some(inner) = weak.upgrade() else { return };
         let state = inner.poller();
         if !state.waiting() {
-            let since = *idle_since.get_or_insert_with(std::time::Instant::now);
+            let since = *idle_since.get_or_insert_with(web_time::Instant::now);
             if since.elapsed() >= LINGER {
                 let mut running = state.running();
                 if !state.waiting() {

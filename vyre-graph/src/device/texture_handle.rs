@@ -2,6 +2,7 @@
 //! input or fills as an output, and its read-back to the host.
 
 use super::gpu::Gpu;
+use super::map::Waiting;
 use crate::spec::ToWgpu;
 use crate::spec::error::{BackendError, Result};
 use crate::spec::{TextureDimension, TextureShape};
@@ -68,11 +69,28 @@ impl GpuTextureHandle {
     /// Read the texture back as tightly packed texels: x fastest, then y,
     /// then layer or z (one submission and a wait).
     ///
+    /// Not on wasm32: use [`GpuTextureHandle::read_async`].
+    ///
     /// # Errors
     /// [`BackendError::InvalidTexture`] for a handle of another `Gpu`, a
     /// format without a fixed texel size or a texture without `COPY_SRC`;
     /// [`BackendError::ReadbackFailed`] when mapping fails.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read(&self, gpu: &Gpu) -> Result<Vec<u8>> {
+        super::map::block_on(self.read_with(gpu, Waiting::Block(None)))
+    }
+
+    /// As [`GpuTextureHandle::read`], as a future that never blocks (the
+    /// way to read a resident texture in a browser).
+    ///
+    /// # Errors
+    /// As [`GpuTextureHandle::read`].
+    pub async fn read_async(&self, gpu: &Gpu) -> Result<Vec<u8>> {
+        self.read_with(gpu, Waiting::Async).await
+    }
+
+    /// [`GpuTextureHandle::read`], waiting as `waiting` says.
+    async fn read_with(&self, gpu: &Gpu, waiting: Waiting) -> Result<Vec<u8>> {
         let invalid = |reason: &str| BackendError::InvalidTexture {
             buffer: String::new(),
             reason: reason.into(),
@@ -119,7 +137,9 @@ impl GpuTextureHandle {
             &staging,
             index,
             super::map::Dest::Bytes(&mut padded_bytes),
-        );
+            waiting,
+        )
+        .await;
         gpu.free_buffer(&staging);
         read?;
         let mut out = vec![0u8; usize::try_from(row * h * d).unwrap_or(0)];

@@ -37,9 +37,56 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytemuck::Pod;
-use rayon::prelude::*;
+#[cfg(not(target_arch = "wasm32"))]
+use rayon::{ThreadPool, prelude::*};
+#[cfg(target_arch = "wasm32")]
+use serial::*;
 
 use crate::spec::transfer::TransferOptions;
+
+/// In a browser there are no threads to split copies over: rayon's names
+/// used here, as plain iterators on the calling thread, and a pool type
+/// that is never made ([`TransferPool::pool`] is always `None` there).
+#[cfg(target_arch = "wasm32")]
+mod serial {
+    /// `into_par_iter`, as `into_iter`.
+    pub(super) trait IntoParallelIterator: IntoIterator + Sized {
+        fn into_par_iter(self) -> Self::IntoIter {
+            self.into_iter()
+        }
+    }
+    impl<I: IntoIterator> IntoParallelIterator for I {}
+
+    /// `par_chunks`, as `chunks`.
+    pub(super) trait ParallelSlice<T> {
+        fn par_chunks(&self, size: usize) -> std::slice::Chunks<'_, T>;
+    }
+    impl<T> ParallelSlice<T> for [T] {
+        fn par_chunks(&self, size: usize) -> std::slice::Chunks<'_, T> {
+            self.chunks(size)
+        }
+    }
+
+    /// `par_chunks_mut`, as `chunks_mut`.
+    pub(super) trait ParallelSliceMut<T> {
+        fn par_chunks_mut(&mut self, size: usize) -> std::slice::ChunksMut<'_, T>;
+    }
+    impl<T> ParallelSliceMut<T> for [T] {
+        fn par_chunks_mut(&mut self, size: usize) -> std::slice::ChunksMut<'_, T> {
+            self.chunks_mut(size)
+        }
+    }
+
+    /// A pool that cannot exist (no value of it is ever made).
+    #[derive(Debug)]
+    pub(crate) enum ThreadPool {}
+
+    impl ThreadPool {
+        pub(super) fn install<R>(&self, _work: impl FnOnce() -> R) -> R {
+            match *self {}
+        }
+    }
+}
 
 /// Mapped ranges start at multiples of 8 bytes (`wgpu::MAP_ALIGNMENT`);
 /// pieces also start on cache lines.
@@ -52,7 +99,7 @@ const PIECE_ALIGN: usize = 64;
 #[derive(Debug)]
 pub(crate) struct TransferPool {
     threads: usize,
-    pool: OnceLock<Option<rayon::ThreadPool>>,
+    pool: OnceLock<Option<ThreadPool>>,
     /// Copies split over threads so far (for `GpuCounters`).
     split: AtomicU64,
 }
@@ -71,19 +118,27 @@ impl TransferPool {
         self.split.load(Ordering::Relaxed)
     }
 
-    fn pool(&self) -> Option<&rayon::ThreadPool> {
+    fn pool(&self) -> Option<&ThreadPool> {
         if self.threads < 2 {
             return None;
         }
-        self.pool
-            .get_or_init(|| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(self.threads)
-                    .thread_name(|i| format!("vyre-transfer-{i}"))
-                    .build()
-                    .ok()
-            })
-            .as_ref()
+        self.pool.get_or_init(|| self.make_pool()).as_ref()
+    }
+
+    /// The pool, when the system gives its threads.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn make_pool(&self) -> Option<ThreadPool> {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads)
+            .thread_name(|i| format!("vyre-transfer-{i}"))
+            .build()
+            .ok()
+    }
+
+    /// No pool in a browser: every copy runs on the calling thread.
+    #[cfg(target_arch = "wasm32")]
+    fn make_pool(&self) -> Option<ThreadPool> {
+        None
     }
 }
 

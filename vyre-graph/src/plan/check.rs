@@ -70,6 +70,7 @@ impl Program {
         config: &DispatchConfig,
     ) -> Result<Option<Vec<[u32; 3]>>> {
         gpu.check_ready()?;
+        config.check_waits()?;
         override_grids(gpu, self, n, config)
     }
 
@@ -215,6 +216,7 @@ impl Program {
         sinks: &[Sink<'_>],
         config: &DispatchConfig,
     ) -> Result<()> {
+        config.check_waits()?;
         self.check_feed_count(feeds.len())?;
         if sinks.len() != self.host_outputs.len() {
             return Err(BackendError::OutputCountMismatch {

@@ -246,7 +246,7 @@ impl Control {
     /// [`BackendError::KernelCompileFailed`] when the device rejects the
     /// control kernel (a bug of vyre's, reported rather than left to the
     /// device's error handler).
-    pub(crate) fn new(gpu: &Gpu, steps: &Steps) -> Result<Option<Self>> {
+    pub(crate) async fn new(gpu: &Gpu, steps: &Steps) -> Result<Option<Self>> {
         if steps.steps.is_empty() {
             return Ok(None);
         }
@@ -294,7 +294,7 @@ impl Control {
             cache: None,
         });
         gpu.count_pipeline();
-        if let Some(error) = scope.pop_now() {
+        if let Some(error) = scope.pop().await {
             return Err(BackendError::KernelCompileFailed {
                 kernel: "vyre control (runtime-generated)".to_string(),
                 message: format!("{error}; please report this"),

@@ -67,25 +67,33 @@ impl Program {
     ///
     /// # Errors
     /// As [`Graph::new`](crate::Graph::new).
-    pub(crate) fn build(gpu: &Gpu, spec: GraphSpec) -> Result<Program> {
+    ///
+    /// Every device verdict (each kernel's compilation) is awaited: natively
+    /// it is known at once, a browser answers later. No lock is held.
+    pub(crate) async fn build(gpu: &Gpu, spec: GraphSpec) -> Result<Program> {
         let analysis = validate(&spec)?;
         check_features(gpu, &spec)?;
         check_limits(gpu, &spec)?;
-        let layouts = spec
-            .kernels
-            .iter()
-            .map(|k| KernelLayout::new(gpu, k).map(Arc::new))
-            .collect::<Result<Vec<_>>>()?;
+        let mut layouts = Vec::with_capacity(spec.kernels.len());
+        for kernel in spec.kernels.iter() {
+            layouts.push(Arc::new(KernelLayout::new(gpu, kernel).await?));
+        }
         let (keys, node_pipeline) = pipeline_keys(&spec);
-        let mut pipelines = keys
-            .iter()
-            .map(|(k, o)| build_pipeline(gpu, &spec.kernels[*k], &layouts[*k], o))
-            .collect::<Result<Vec<_>>>()?;
-        let stride = super::stride::build(gpu, &spec, &layouts, &mut pipelines)?;
+        let mut pipelines = Vec::with_capacity(keys.len());
+        for (k, overrides) in &keys {
+            let (Some(kernel), Some(layout)) = (spec.kernels.get(*k), layouts.get(*k)) else {
+                return Err(crate::spec::error::BackendError::InvalidProgram {
+                    graph: spec.name.to_string(),
+                    reason: format!("a node names kernel {k}, which does not exist"),
+                });
+            };
+            pipelines.push(build_pipeline(gpu, kernel, layout, overrides).await?);
+        }
+        let stride = super::stride::build(gpu, &spec, &layouts, &mut pipelines).await?;
         let mut program = Program::new(spec, analysis, layouts, pipelines, node_pipeline);
         program.stride = stride;
         program.samplers = create_samplers(gpu, &program.spec);
-        program.control = Control::new(gpu, &program.steps)?;
+        program.control = Control::new(gpu, &program.steps).await?;
         Ok(program)
     }
 

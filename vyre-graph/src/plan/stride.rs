@@ -29,7 +29,7 @@ pub(crate) struct StridePipelines {
 
 /// Build the loop pipelines of `spec`'s fused groups that have one,
 /// appending them to `pipelines`.
-pub(crate) fn build(
+pub(crate) async fn build(
     gpu: &Gpu,
     spec: &GraphSpec,
     layouts: &[std::sync::Arc<KernelLayout>],
@@ -85,7 +85,8 @@ pub(crate) fn build(
             &pipeline_layout,
             entry,
             &group.dispatch.overrides,
-        )?;
+        )
+        .await?;
         pipelines.push(pipeline);
         let wgx = group
             .dispatch

@@ -31,7 +31,7 @@ pub(crate) fn run_empty(
     sinks: &mut [Sink<'_>],
     config: &DispatchConfig,
 ) -> Result<RunReport> {
-    let started = std::time::Instant::now();
+    let started = web_time::Instant::now();
     // 1. Check: the same checks as any run, at n = 0.
     program.check_io(gpu, 0, feeds, sinks, config)?;
     let check_ns = elapsed_ns(started);
@@ -55,7 +55,7 @@ pub(crate) fn record_empty(
     sinks: &[Sink<'_>],
     config: &DispatchConfig,
 ) -> Result<RunReport> {
-    let started = std::time::Instant::now();
+    let started = web_time::Instant::now();
     program.check_io(gpu, 0, feeds, sinks, config)?;
     let check_ns = elapsed_ns(started);
     for (sink, &b) in sinks.iter().zip(&program.host_outputs) {
@@ -151,7 +151,7 @@ fn fill(
 fn empty_report(
     program: &Program,
     config: &DispatchConfig,
-    started: std::time::Instant,
+    started: web_time::Instant,
     check_ns: u64,
 ) -> RunReport {
     RunReport {

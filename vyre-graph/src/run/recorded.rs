@@ -10,7 +10,10 @@ use super::report::RunReport;
 use super::started::Started;
 use crate::device::gpu::Gpu;
 use crate::device::io::Sink;
-use crate::device::map::{Wait, block_on};
+use crate::device::map::Wait;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::device::map::block_on;
+use crate::device::scopes::Deferred;
 use crate::plan::program::Program;
 use crate::spec::config::DispatchConfig;
 use crate::spec::error::{BackendError, Result};
@@ -25,8 +28,13 @@ pub struct RecordedRun<'g> {
     /// Which outputs were recorded as host sinks.
     host_sinks: SmallVec<[bool; 4]>,
     profile: bool,
+    #[cfg(not(target_arch = "wasm32"))]
     timeout: Option<std::time::Duration>,
     transfer: Option<TransferOptions>,
+    /// The device's verdict on the recording, when it was not known as
+    /// `record` returned (in a browser): awaited by the first await of the
+    /// run, whose error it then is.
+    deferred: Option<Deferred>,
 }
 
 /// What was recorded: a run, or nothing (problem size 0 with outputs that
@@ -62,9 +70,12 @@ impl<'g> RecordedRun<'g> {
         encoder: &mut wgpu::CommandEncoder,
         sinks: &[Sink<'_>],
         config: &DispatchConfig,
+        deferred: Option<Deferred>,
     ) -> Self {
         started.recorded_into(encoder);
-        Self::of(Recorded::Run(Box::new(started)), sinks, config)
+        let mut run = Self::of(Recorded::Run(Box::new(started)), sinks, config);
+        run.deferred = deferred;
+        run
     }
 
     /// A run at problem size 0 whose outputs need no run, checked and its
@@ -90,8 +101,10 @@ impl<'g> RecordedRun<'g> {
             run,
             host_sinks: sinks.iter().map(Sink::is_host).collect(),
             profile: config.profile,
+            #[cfg(not(target_arch = "wasm32"))]
             timeout: config.timeout,
             transfer: config.transfer,
+            deferred: None,
         }
     }
 
@@ -131,6 +144,9 @@ impl<'g> RecordedRun<'g> {
     /// recorded ones, [`BackendError::NotSubmitted`] when the recorded
     /// commands never ran (the encoder was dropped, or only other work was
     /// submitted), [`BackendError::Timeout`], [`BackendError::ReadbackFailed`].
+    ///
+    /// Not on wasm32: use [`RecordedRun::read_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn read(
         self,
         submission: wgpu::SubmissionIndex,
@@ -143,17 +159,35 @@ impl<'g> RecordedRun<'g> {
         block_on(self.read_with(sinks, wait))
     }
 
-    /// As [`RecordedRun::read`], as a future that never blocks.
+    /// As [`RecordedRun::read`], as a future that never blocks: after the
+    /// caller submitted the encoder, wait for the run and copy the host
+    /// outputs into `sinks`. In a browser, a device error of the recording
+    /// (known only after `record` returned) is reported here first.
+    ///
+    /// ```no_run
+    /// # async fn f(gpu: &vyre_graph::Gpu, graph: &vyre_graph::Graph, x: &[u32], y: &mut [u32]) -> vyre_graph::Result<()> {
+    /// use vyre_graph::{DispatchConfig, Feed, Sink};
+    /// let mut encoder = gpu.device().create_command_encoder(&Default::default());
+    /// let feeds = [Feed::Host(bytemuck::cast_slice(x))];
+    /// let mut sinks = [Sink::Host(bytemuck::cast_slice_mut(y))];
+    /// let recorded = graph.record(&mut encoder, &DispatchConfig::default(), x.len() as u64, &feeds, &sinks)?;
+    /// gpu.queue().submit([encoder.finish()]);
+    /// let report = recorded.read_async(&mut sinks).await?;
+    /// # Ok(()) }
+    /// ```
     ///
     /// # Errors
-    /// As [`RecordedRun::read`].
+    /// As [`RecordedRun::read`] (but for the timeout);
+    /// [`BackendError::DispatchFailed`] for a device error of the recording.
     pub async fn read_async(self, sinks: &mut [Sink<'_>]) -> Result<RunReport> {
         self.read_with(sinks, Wait::Async).await
     }
 
-    /// [`RecordedRun::read`] and [`RecordedRun::read_async`]: the sinks
-    /// checked, then the run's read-back, waiting as `wait` says.
-    async fn read_with(self, sinks: &mut [Sink<'_>], wait: Wait) -> Result<RunReport> {
+    /// [`RecordedRun::read`] and [`RecordedRun::read_async`]: the
+    /// recording's deferred verdict, the sinks checked, then the run's
+    /// read-back, waiting as `wait` says.
+    async fn read_with(mut self, sinks: &mut [Sink<'_>], wait: Wait) -> Result<RunReport> {
+        self.deferred_error().await?;
         self.check_same_sinks(sinks)?;
         match self.run {
             Recorded::Run(started) => started.read_back(sinks, None, self.profile, wait).await,
@@ -210,11 +244,47 @@ impl<'g> RecordedRun<'g> {
     /// The caller submitted the encoder (`submission`) and reads nothing
     /// back (resident outputs only): the plan goes back to the cache for
     /// the next run, which the queue orders after this one. Nothing waits.
+    ///
+    /// In a browser the device's verdict on the recording may not be known
+    /// yet: then the plan is dropped rather than reused, and the verdict is
+    /// not reported. Use [`RecordedRun::finish_async`] there to get it.
     pub fn finish(self, submission: &wgpu::SubmissionIndex) -> RunReport {
         let _ = submission;
+        let verdict_known = self.deferred.is_none();
         match self.run {
-            Recorded::Run(started) => started.succeeded(false, &[]),
+            Recorded::Run(started) if verdict_known => started.succeeded(false, &[]),
+            // Without the verdict, its plan is not trusted again (dropped
+            // with its buffers once the submission is done).
+            Recorded::Run(started) => started.report.clone(),
             Recorded::Empty { report, .. } => *report,
+        }
+    }
+
+    /// As [`RecordedRun::finish`], awaiting the device's verdict on the
+    /// recording first: in a browser, where it comes after `record`
+    /// returned, the way to learn of a device error of a run read back
+    /// through resident outputs only. Natively ready at once.
+    ///
+    /// # Errors
+    /// [`BackendError::DispatchFailed`] for a device error of the
+    /// recording (the plan is then dropped, never reused).
+    pub async fn finish_async(mut self, submission: &wgpu::SubmissionIndex) -> Result<RunReport> {
+        self.deferred_error().await?;
+        Ok(self.finish(submission))
+    }
+
+    /// The recording's verdict when it was deferred (see
+    /// [`Graph::record`](crate::Graph::record)): awaited once.
+    async fn deferred_error(&mut self) -> Result<()> {
+        let Some(deferred) = self.deferred.take() else {
+            return Ok(());
+        };
+        match deferred.error().await {
+            // `self` dropped by the caller's `?`: its plan is dropped too.
+            Some(error) => Err(BackendError::DispatchFailed {
+                reason: error.to_string(),
+            }),
+            None => Ok(()),
         }
     }
 }

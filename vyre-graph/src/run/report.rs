@@ -59,7 +59,7 @@ pub struct RunReport {
     /// [`RunReport::write_trace`]).
     pub(crate) tracks: std::sync::Arc<crate::plan::tracks::Tracks>,
     /// When the run began (its check), for traces of many runs.
-    pub(crate) started: Option<std::time::Instant>,
+    pub(crate) started: Option<web_time::Instant>,
     /// Whether the run asked for GPU times
     /// ([`DispatchConfig::profile`](crate::DispatchConfig::profile)).
     pub(crate) profiled: bool,
@@ -86,7 +86,7 @@ pub struct RunPhases {
     pub copy_ns: u64,
 }
 
-pub(crate) fn elapsed_ns(since: std::time::Instant) -> u64 {
+pub(crate) fn elapsed_ns(since: web_time::Instant) -> u64 {
     u64::try_from(since.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 

@@ -6,7 +6,7 @@
 //! [`block_on`](crate::device::map::block_on).
 
 use std::sync::{Mutex, PoisonError};
-use std::time::Instant;
+use web_time::Instant;
 
 use smallvec::SmallVec;
 
@@ -269,7 +269,7 @@ impl<'g> Started<'g> {
         check_stamp(plan, &status)?;
         // A loop that held the run: continued in a further submission, and
         // everything read again after it.
-        while let Some(submission) = self.continue_held(&status, sinks)? {
+        while let Some(submission) = self.continue_held(&status, sinks).await? {
             let reading = Reading {
                 program,
                 plan: &self.checkout.plan,
@@ -315,7 +315,7 @@ impl<'g> Started<'g> {
     /// # Errors
     /// [`BackendError::DispatchFailed`] when the device rejects the
     /// continuation.
-    fn continue_held(
+    async fn continue_held(
         &mut self,
         status: &[u8],
         sinks: &[Sink<'_>],
@@ -350,7 +350,8 @@ impl<'g> Started<'g> {
         self.report.dispatches += dispatches;
         self.report.submissions += 1;
         let submission = gpu.submit(encoder.finish());
-        if let Some(error) = scope.pop_now() {
+        // Popped before the await: nothing else may push or pop between.
+        if let Some(error) = scope.pop().await {
             return Err(BackendError::DispatchFailed {
                 reason: error.to_string(),
             });

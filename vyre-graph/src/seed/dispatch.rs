@@ -13,6 +13,7 @@ use smallvec::SmallVec;
 
 use crate::device::gpu::Gpu;
 use crate::device::io::{Feed, GpuResource, Sink};
+use crate::device::map::Waiting;
 use crate::device::pipeline::WgpuPipeline;
 use crate::graph::Graph;
 use crate::plan::check::checked_element_count;
@@ -107,7 +108,30 @@ impl GpuDispatchGraph {
     /// elements, [`BackendError::InvalidHandle`] for a resident input from
     /// another device, and every error of [`Graph::run`]. Nothing is
     /// submitted when any op is invalid.
+    ///
+    /// Not on wasm32: use [`GpuDispatchGraph::dispatch_async`].
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn dispatch(&self, config: &DispatchConfig) -> Result<Vec<Vec<Vec<u8>>>> {
+        let waiting = Waiting::Block(config.timeout);
+        crate::device::map::block_on(self.dispatch_with(config, waiting))
+    }
+
+    /// As [`GpuDispatchGraph::dispatch`], as a future that never blocks
+    /// (the way to dispatch in a browser).
+    ///
+    /// # Errors
+    /// As [`GpuDispatchGraph::dispatch`], with [`Graph::run_async`]'s.
+    pub async fn dispatch_async(&self, config: &DispatchConfig) -> Result<Vec<Vec<Vec<u8>>>> {
+        self.dispatch_with(config, Waiting::Async).await
+    }
+
+    /// [`GpuDispatchGraph::dispatch`] and `dispatch_async`, waiting as
+    /// `waiting` says.
+    async fn dispatch_with(
+        &self,
+        config: &DispatchConfig,
+        waiting: Waiting,
+    ) -> Result<Vec<Vec<Vec<u8>>>> {
         let Some((first, _)) = self.ops.first() else {
             return Ok(Vec::new());
         };
@@ -140,7 +164,9 @@ impl GpuDispatchGraph {
             .map(|&b| vec![0u8; graph.program.spec.buffers[b].bytes(1) as usize])
             .collect();
         let mut sinks: Vec<Sink<'_>> = results.iter_mut().map(|r| Sink::Host(r)).collect();
-        graph.run(config, 1, &feeds, &mut sinks)?;
+        graph
+            .run_with(config, 1, &feeds, &mut sinks, waiting)
+            .await?;
         drop(sinks);
         let mut results = results.into_iter();
         Ok(outputs_per_op

@@ -20,9 +20,19 @@ pub struct DispatchConfig {
     /// Label of the command encoder and compute pass (for GPU debuggers).
     pub label: Option<Cow<'static, str>>,
     /// How long a blocking run waits for the GPU before giving up with
-    /// [`crate::BackendError::Timeout`]; `None` waits as long as it takes.
-    /// It bounds the wait, not the kernels: a kernel already on the GPU runs
-    /// to its end (see [`crate::Gpu::abandon`] for a runaway one).
+    /// [`crate::BackendError::Timeout`]; `None` (the default) waits as long
+    /// as it takes. It bounds the wait, not the kernels: a kernel already on
+    /// the GPU runs to its end (see [`crate::Gpu::abandon`] for a runaway
+    /// one).
+    ///
+    /// Natively the async methods (`run_async`, `run_batch_async`, ...) do
+    /// not apply it: drop the future to stop waiting. In a browser (wasm32)
+    /// nothing may block and WebGPU has no timeout, so vyre cannot bound a
+    /// wait there: a run given a timeout is refused with
+    /// [`crate::BackendError::TimeoutUnsupported`] before anything is
+    /// submitted (rather than silently waiting longer than asked). Race the
+    /// future against a timer of your own (a `setTimeout` promise) and drop
+    /// it to stop waiting, as other WebGPU code does.
     pub timeout: Option<Duration>,
     /// Cap on the bytes read back to the host in one run.
     pub max_output_bytes: Option<u64>,
@@ -164,6 +174,21 @@ impl Default for DispatchConfig {
 }
 
 impl DispatchConfig {
+    /// Whether this platform can honour the config's waits: in a browser
+    /// a timeout cannot be (see [`DispatchConfig::timeout`]).
+    ///
+    /// # Errors
+    /// [`crate::BackendError::TimeoutUnsupported`] on wasm32 when a timeout
+    /// is set.
+    pub(crate) fn check_waits(&self) -> crate::spec::error::Result<()> {
+        match self.timeout {
+            Some(timeout) if cfg!(target_arch = "wasm32") => {
+                Err(crate::spec::error::BackendError::TimeoutUnsupported { timeout })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// How a stream picks its depth (see [`StreamDepth`]).
     #[must_use]
     pub fn with_stream_depth(mut self, depth: StreamDepth) -> Self {

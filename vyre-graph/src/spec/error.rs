@@ -2,10 +2,19 @@
 //! what to do about it.
 
 /// The setup step printed when no adapter is found.
+#[cfg(not(target_arch = "wasm32"))]
 pub const DRIVER_SETUP_HINT: &str = "on a machine without a GPU, install a software Vulkan driver \
 (`apt-get install -y --no-install-recommends mesa-vulkan-drivers libvulkan1`) \
 and set XDG_RUNTIME_DIR to a 0700 folder; WGPU_BACKEND, WGPU_ADAPTER_NAME and WGPU_POWER_PREF \
 choose among several adapters";
+/// The step that makes an adapter available, printed when none is found:
+/// in a browser, WebGPU itself.
+#[cfg(target_arch = "wasm32")]
+pub const DRIVER_SETUP_HINT: &str = "WebGPU is unavailable in this browser: use one that has it \
+(Chrome or Edge 113+, Firefox 141+ on Windows, Safari 26) on a page served over https or from \
+localhost; Chromium on Linux and headless Chromium need `--enable-unsafe-webgpu` (with \
+`--headless=new` when headless), and a browser may block WebGPU on a GPU it distrusts \
+(see chrome://gpu)";
 
 /// An error from the GPU runtime.
 ///
@@ -342,6 +351,26 @@ pub enum BackendError {
     )]
     Timeout {
         /// The timeout that expired.
+        timeout: std::time::Duration,
+    },
+    /// The device was lost (in a browser: the page's device was reclaimed,
+    /// e.g. after a GPU reset or when the tab was in the background too
+    /// long; natively: a driver reset); nothing was submitted.
+    #[error(
+        "the device was lost ({reason}), so it runs nothing more; open a new Gpu (`Gpu::new_async`) and build the graphs again on it"
+    )]
+    DeviceLost {
+        /// Why, as the device said.
+        reason: String,
+    },
+    /// A run in a browser (wasm32) was given a
+    /// [`DispatchConfig::timeout`](crate::DispatchConfig::timeout): a wait
+    /// there cannot be bounded by vyre; nothing was submitted.
+    #[error(
+        "DispatchConfig::timeout is set ({timeout:?}), but in a browser vyre cannot bound a wait (nothing may block the page, and WebGPU has no timeout); run without one (`DispatchConfig::default()` has none) and, to stop waiting, race the run's future against a timer of your own and drop it"
+    )]
+    TimeoutUnsupported {
+        /// The timeout asked for.
         timeout: std::time::Duration,
     },
     /// An earlier run on this [`Gpu`](crate::Gpu) timed out and its work has

@@ -515,7 +515,7 @@ pub(crate) fn lookup_hit_ns(iterations: u64) -> f64 {
             &PlanConfig::default(),
         ));
     }
-    let start = std::time::Instant::now();
+    let start = web_time::Instant::now();
     let mut hits = 0u64;
     for i in 0..iterations {
         if cache.lookup(black_box(1024 + (i & 31))).is_some() {

@@ -3,7 +3,7 @@
 //! thread, plain data) and its errors placed in the module at fault
 //! ([`link_kernel`]), here on the macro's thread.
 
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 use proc_macro2::Span;
 use syn::Ident;
@@ -186,10 +186,25 @@ pub fn link_kernel(
 /// A file kernel's WESL path (`kernels/blur.wgsl` -> `[kernels, blur]`)
 /// when it is under the manifest directory.
 fn module_path_of(file: &Path, base: &Path) -> Option<Vec<String>> {
-    let rel = file.strip_prefix(base).ok()?.with_extension("");
+    // `kernels/../x.wgsl` is `x.wgsl`: a `..` left in the module path
+    // would reach the mangled names as `.`, which is not WGSL.
+    let mut normal = PathBuf::new();
+    for c in file.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    let rel = normal.strip_prefix(base).ok()?.with_extension("");
     let parts: Vec<String> = rel
         .components()
-        .map(|c| c.as_os_str().to_str().map(str::to_owned))
+        .map(|c| match c {
+            Component::Normal(s) => s.to_str().map(str::to_owned),
+            _ => None,
+        })
         .collect::<Option<_>>()?;
     (!parts.is_empty()).then_some(parts)
 }
@@ -288,4 +303,27 @@ fn link_error(loaded: &LoadedKernel, e: LinkError, origins: Vec<Origin>) -> syn:
         lines.push(chain_note(&loaded.name, u));
     }
     error_at(&view, range, lines.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::module_path_of;
+    use std::path::Path;
+
+    #[test]
+    fn a_module_path_has_no_dot_dot() {
+        let base = Path::new("/w/crate");
+        let path = |p: &str| module_path_of(Path::new(p), base);
+        assert_eq!(
+            path("/w/crate/kernels/../k/blur.wgsl"),
+            Some(vec!["k".to_owned(), "blur".to_owned()])
+        );
+        assert_eq!(
+            path("/w/crate/./kernels/blur.wgsl"),
+            Some(vec!["kernels".to_owned(), "blur".to_owned()])
+        );
+        // Outside the crate: no module path (the file's name is used, and
+        // its imports are looked up beside it).
+        assert_eq!(path("/w/crate/../examples/kernels/blur.wgsl"), None);
+    }
 }

@@ -1,5 +1,6 @@
 //! The typed API of a checked graph ([`expand`]): the graph type with its
-//! `SPEC`, `new`, the `run*` family, `record`, `run_async`, `describe` and
+//! `SPEC`, `new`, the `run*` family (each blocking method, native only,
+//! with its `async` twin, the browser's way), `record`, `describe` and
 //! `to_dot`, the outputs and resident outputs types, and one argument
 //! trait per host input (`args.rs`).
 
@@ -10,7 +11,7 @@ use syn::Ident;
 use super::args::arg_trait;
 use super::batch::{Batched, batch_methods};
 use super::docs::{derives_debug, distinct_kernels, element_doc, run_docs};
-use super::methods::{Spelling, signature_of};
+use super::methods::{Flavor, Spelling, signature_of};
 use super::rust_types::{struct_tokens, type_tokens};
 use super::spec::spec;
 use super::tokens::{is_host_input, is_host_output, private};
@@ -33,9 +34,10 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
     let type_item = type_item(a);
     let output_structs = output_structs(a, &host);
     let spec = spec(a);
-    let run = run_methods(a, &host);
+    let run = run_methods(a, &host, Flavor::Blocking);
+    let run_async = run_methods(a, &host, Flavor::Async);
     let resident = resident_methods(a, &host);
-    let rest = async_and_queries(a, &host);
+    let queries = queries(&host);
     let batch = batch_methods(
         a,
         &Batched {
@@ -46,7 +48,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             spelling: &host.spelling,
         },
     );
-    let new_sig = signature_of("new", &host.spelling);
+    let [new_sig, new_async_sig] = ["new", "new_async"].map(|m| signature_of(m, &host.spelling));
     quote! {
         #(#structs)*
 
@@ -71,9 +73,19 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
                 ::core::result::Result::Ok(Self { graph: #p::Graph::new(gpu, Self::SPEC)? })
             }
 
+            /// Compiles the graph's kernels on `gpu`, as a future (the only way on `wasm32`).
+            ///
+            /// # Errors
+            ///
+            /// When the device rejects a kernel or lacks a limit the graph needs.
+            #new_async_sig {
+                ::core::result::Result::Ok(Self { graph: #p::Graph::new_async(gpu, Self::SPEC).await? })
+            }
+
             #run
+            #run_async
             #resident
-            #rest
+            #queries
             #batch
         }
     }
@@ -307,17 +319,18 @@ fn host_sinks(host: &Host) -> Vec<TokenStream> {
         .collect()
 }
 
-/// `run`, `run_with`, `run_reported` and `run_into`.
-fn run_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
+/// `run`, `run_with`, `run_reported` and `run_into` (blocking), or
+/// `run_async`, `run_reported_async` and `run_into_async`: the same bodies,
+/// each runtime call awaited.
+fn run_methods(a: &GraphAnalysis, host: &Host, flavor: Flavor) -> TokenStream {
     let p = private();
     let outputs_name = format_ident!("{}Outputs", a.header.name);
     let (feeds, problem_size) = (&host.feeds, &host.problem_size);
-    let default_call = host.arguments(quote!(
-        &<#p::DispatchConfig as ::core::default::Default>::default(),
-    ));
     let config_call = host.arguments(quote!(config,));
     let into_call = host.arguments(quote!(config, &mut outputs,));
     let host_sinks = host_sinks(host);
+    let (run_graph, wait) = (flavor.name("run"), flavor.awaited());
+    let (reported, into) = (flavor.name("run_reported"), flavor.name("run_into"));
     // With a `grow` append buffer, a run that overflowed it is repeated once
     // (the runtime grew the capacity for `n`).
     let grows = a.buffers.iter().any(|b| b.append == Some(true));
@@ -325,7 +338,7 @@ fn run_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
         quote! {
             let mut __vyre_again = true;
             loop {
-                match self.graph.run(config, n, __vyre_feeds, &mut [#(#host_sinks),*]) {
+                match self.graph.#run_graph(config, n, __vyre_feeds, &mut [#(#host_sinks),*])#wait {
                     ::core::result::Result::Err(e) if __vyre_again && self.graph.grew_for(&e, n) => {
                         __vyre_again = false;
                     }
@@ -335,48 +348,76 @@ fn run_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
         }
     } else {
         quote! {
-            self.graph.run(config, n, __vyre_feeds, &mut [#(#host_sinks),*])
+            self.graph.#run_graph(config, n, __vyre_feeds, &mut [#(#host_sinks),*])#wait
         }
     };
-    let (run_doc, args_doc) = run_docs(a, &host.inputs);
-    let [run_sig, run_with_sig, run_reported_sig, run_into_sig] =
-        ["run", "run_with", "run_reported", "run_into"].map(|m| host.signature(m));
     let errors_doc = "# Errors\n\nWhen an input has the wrong length, a size overflows a device limit, or the device fails.";
+    let reported_sig = host.signature(&reported.to_string());
+    let into_sig = host.signature(&into.to_string());
+    let entry = match flavor {
+        Flavor::Blocking => {
+            let (run_doc, args_doc) = run_docs(a, &host.inputs);
+            let default_call = host.arguments(quote!(
+                &<#p::DispatchConfig as ::core::default::Default>::default(),
+            ));
+            let [run_sig, run_with_sig] = ["run", "run_with"].map(|m| host.signature(m));
+            quote! {
+                #[doc = #run_doc]
+                #(#[doc = #args_doc])*
+                #[doc = ""]
+                #[doc = #errors_doc]
+                #run_sig {
+                    self.run_with #default_call
+                }
+
+                /// Like [`Self::run`], with an explicit dispatch configuration.
+                ///
+                /// # Errors
+                ///
+                /// As [`Self::run`].
+                #run_with_sig {
+                    self.run_reported #config_call.map(|(outputs, _)| outputs)
+                }
+            }
+        }
+        Flavor::Async => {
+            let run_async_sig = host.signature("run_async");
+            quote! {
+                /// Runs the graph as a future that never blocks the thread (see [`vyre_graph::Graph::run_async`]): any executor drives it, several runs may be in flight on one device, and it is the way to run in a browser (`wasm32`). The arguments are those of `run_with`.
+                ///
+                #[doc = #errors_doc]
+                #run_async_sig {
+                    self.run_reported_async #config_call.await.map(|(outputs, _)| outputs)
+                }
+            }
+        }
+    };
+    let (reported_doc, into_doc) = match flavor {
+        Flavor::Blocking => (
+            "Like [`Self::run_with`], also returning the run's report (plan, cache hit, recording time).",
+            "Like [`Self::run_with`], reading back into `outputs`, whose vectors are resized to fit and keep their capacity: a steady-state loop that reuses one `outputs` allocates nothing on the host.",
+        ),
+        Flavor::Async => (
+            "Like [`Self::run_async`], also returning the run's report (plan, cache hit, recording time).",
+            "Like [`Self::run_async`], reading back into `outputs`, whose vectors are resized to fit and keep their capacity.",
+        ),
+    };
     quote! {
-    #[doc = #run_doc]
-    #(#[doc = #args_doc])*
-    #[doc = ""]
+    #entry
+
+    #[doc = #reported_doc]
+    ///
     #[doc = #errors_doc]
-    #run_sig {
-        self.run_with #default_call
-    }
-
-    /// Like [`Self::run`], with an explicit dispatch configuration.
-    ///
-    /// # Errors
-    ///
-    /// As [`Self::run`].
-    #run_with_sig {
-        self.run_reported #config_call.map(|(outputs, _)| outputs)
-    }
-
-    /// Like [`Self::run_with`], also returning the run's report (plan, cache hit, recording time).
-    ///
-    /// # Errors
-    ///
-    /// As [`Self::run`].
-    #run_reported_sig {
+    #reported_sig {
         let mut outputs = <#outputs_name as ::core::default::Default>::default();
-        let report = self.run_into #into_call?;
+        let report = self.#into #into_call #wait?;
         ::core::result::Result::Ok((outputs, report))
     }
 
-    /// Like [`Self::run_with`], reading back into `outputs`, whose vectors are resized to fit and keep their capacity: a steady-state loop that reuses one `outputs` allocates nothing on the host.
+    #[doc = #into_doc]
     ///
-    /// # Errors
-    ///
-    /// As [`Self::run`].
-    #run_into_sig {
+    #[doc = #errors_doc]
+    #into_sig {
         #feeds
         #problem_size
         self.graph.check_problem_size(config, n)?;
@@ -385,14 +426,16 @@ fn run_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     }
 }
 
-/// `run_resident`, `run_resident_with`, `resident_outputs` and `record`.
+/// `run_resident`, `run_resident_with`, `run_resident_async`,
+/// `resident_outputs` and `record`.
 fn resident_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     let p = private();
     let resident_name = format_ident!("{}Resident", a.header.name);
     let (feeds, problem_size) = (&host.feeds, &host.problem_size);
-    let [plain_sig, config_sig, outputs_sig, record_sig] = [
+    let [plain_sig, config_sig, async_sig, outputs_sig, record_sig] = [
         "run_resident",
         "run_resident_with",
+        "run_resident_async",
         "resident_outputs",
         "record",
     ]
@@ -411,29 +454,37 @@ fn resident_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     });
     let out_names: Vec<&Ident> = host.outputs.iter().map(|(_, b)| &b.name).collect();
     let grows = a.buffers.iter().any(|b| b.append == Some(true));
-    let run_resident_body = if grows {
-        quote! {
-            let mut __vyre_again = true;
-            loop {
-                let outputs = self.resident_outputs(config, n)?;
-                match self.graph.run(config, n, __vyre_feeds, &mut [#(#p::Sink::from(&outputs.#out_names)),*]) {
-                    ::core::result::Result::Err(e) if __vyre_again && self.graph.grew_for(&e, n) => {
-                        __vyre_again = false;
-                    }
-                    result => {
-                        result?;
-                        return ::core::result::Result::Ok(outputs);
+    let run_resident_body = |flavor: Flavor| {
+        let (run_graph, wait) = (flavor.name("run"), flavor.awaited());
+        let body = if grows {
+            quote! {
+                let mut __vyre_again = true;
+                loop {
+                    let outputs = self.resident_outputs(config, n)?;
+                    match self.graph.#run_graph(config, n, __vyre_feeds, &mut [#(#p::Sink::from(&outputs.#out_names)),*])#wait {
+                        ::core::result::Result::Err(e) if __vyre_again && self.graph.grew_for(&e, n) => {
+                            __vyre_again = false;
+                        }
+                        result => {
+                            result?;
+                            return ::core::result::Result::Ok(outputs);
+                        }
                     }
                 }
             }
-        }
-    } else {
-        quote! {
-            let outputs = self.resident_outputs(config, n)?;
-            self.graph.run(config, n, __vyre_feeds, &mut [#(#p::Sink::from(&outputs.#out_names)),*])?;
-            ::core::result::Result::Ok(outputs)
-        }
+        } else {
+            quote! {
+                let outputs = self.resident_outputs(config, n)?;
+                self.graph.#run_graph(config, n, __vyre_feeds, &mut [#(#p::Sink::from(&outputs.#out_names)),*])#wait?;
+                ::core::result::Result::Ok(outputs)
+            }
+        };
+        quote!(#feeds #problem_size #body)
     };
+    let (blocking_body, async_body) = (
+        run_resident_body(Flavor::Blocking),
+        run_resident_body(Flavor::Async),
+    );
     quote! {
     /// Like [`Self::run`], but leaves the outputs on the device (to feed another graph or read later).
     ///
@@ -450,9 +501,16 @@ fn resident_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     ///
     /// As [`Self::run`].
     #config_sig {
-        #feeds
-        #problem_size
-        #run_resident_body
+        #blocking_body
+    }
+
+    /// Like [`Self::run_async`], but leaves the outputs on the device (to feed another graph or read later); `config.resident_usage` is added to the outputs' buffers.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::run_async`].
+    #async_sig {
+        #async_body
     }
 
     /// Device buffers for every output at problem size `n` (with `config.resident_usage` added), to record runs into with [`Self::record`].
@@ -479,28 +537,11 @@ fn resident_methods(a: &GraphAnalysis, host: &Host) -> TokenStream {
     }
 }
 
-/// `run_async`, `graph`, `describe` and `to_dot`.
-fn async_and_queries(a: &GraphAnalysis, host: &Host) -> TokenStream {
-    let outputs_name = format_ident!("{}Outputs", a.header.name);
-    let (feeds, problem_size) = (&host.feeds, &host.problem_size);
-    let [async_sig, graph_sig, describe_sig, dot_sig] =
-        ["run_async", "graph", "describe", "to_dot"].map(|m| host.signature(m));
-    let host_sinks = host_sinks(host);
+/// `graph`, `describe` and `to_dot`.
+fn queries(host: &Host) -> TokenStream {
+    let [graph_sig, describe_sig, dot_sig] =
+        ["graph", "describe", "to_dot"].map(|m| host.signature(m));
     quote! {
-    /// Like [`Self::run_with`], as a future that never blocks the thread (see [`vyre_graph::Graph::run_async`]): any executor drives it, and several runs may be in flight on one device.
-    ///
-    /// # Errors
-    ///
-    /// As [`Self::run`].
-    #async_sig {
-        let mut outputs = <#outputs_name as ::core::default::Default>::default();
-        #feeds
-        #problem_size
-        self.graph.check_problem_size(config, n)?;
-        self.graph.run_async(config, n, __vyre_feeds, &mut [#(#host_sinks),*]).await?;
-        ::core::result::Result::Ok(outputs)
-    }
-
     /// The runtime graph.
     #graph_sig {
         &self.graph

@@ -1,13 +1,13 @@
-//! `run_batch` and `run_many` of the typed API: each instance's arguments
-//! turned into an untyped `Instance` (feeds, and sinks into a fresh
-//! outputs struct), then one call into the runtime's `Graph::run_batch` or
-//! `Graph::run_many`, which do the work.
+//! `run_batch` and `run_many` of the typed API, and their `async` twins:
+//! each instance's arguments turned into an untyped `Instance` (feeds, and
+//! sinks into a fresh outputs struct), then one call into the runtime's
+//! `Graph::run_batch` or `Graph::run_many` (or `_async`), which do the work.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::Ident;
 
-use super::methods::{Spelling, signature_of};
+use super::methods::{Flavor, Spelling, signature_of};
 use super::tokens::private;
 use crate::model::{BufferOut, GraphAnalysis, ProblemSize};
 
@@ -25,7 +25,7 @@ pub struct Batched<'a> {
     pub spelling: &'a Spelling,
 }
 
-/// `run_batch` and `run_many`, or nothing for a graph whose instances
+/// `run_batch`, `run_many` and their `async` twins, or nothing for a graph whose instances
 /// cannot be spelled as a slice of plain arguments (a headed input, whose
 /// header and elements are joined into owned bytes, or no argument at
 /// all).
@@ -56,7 +56,6 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
         instance: item,
         ..host.spelling.clone()
     };
-    let [batch_sig, many_sig] = ["run_batch", "run_many"].map(|m| signature_of(m, &spelling));
     let feeds = host
         .args
         .iter()
@@ -94,51 +93,69 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
             __vyre_batch.push(#p::Instance::new(n, __vyre_feeds, ::std::vec![#(#sinks),*]));
         }
     };
-    quote! {
-    /// Runs independent instances of this graph's problem, each with its own arguments (a tuple per instance when the graph takes several), in as few submissions as the device allows, and returns each instance's outputs in order (see [`vyre_graph::Graph::run_batch`]: element-wise graphs run all instances of one size as one stacked run).
-    ///
-    /// # Errors
-    ///
-    /// The first failing instance's error, naming it (`BackendError::BatchInstance`); nothing runs when an instance fails its checks.
-    #batch_sig {
-        #build
-        let __vyre_report = self.graph.run_batch(config, &mut __vyre_batch)?;
-        ::core::mem::drop(__vyre_batch);
-        for __vyre_run in __vyre_report.runs {
-            __vyre_run?;
+    let flavored = |flavor: Flavor| {
+        let (batch, many) = (flavor.name("run_batch"), flavor.name("run_many"));
+        let [batch_sig, many_sig] =
+            [&batch, &many].map(|m| signature_of(&m.to_string(), &spelling));
+        let wait = flavor.awaited();
+        let twin = match flavor {
+            Flavor::Blocking => "",
+            Flavor::Async => " As a future that never blocks the thread (the way on `wasm32`).",
+        };
+        let batch_doc = format!(
+            "Runs independent instances of this graph's problem, each with its own arguments (a tuple per instance when the graph takes several), in as few submissions as the device allows, and returns each instance's outputs in order (see [`vyre_graph::Graph::{batch}`]: element-wise graphs run all instances of one size as one stacked run).{twin}"
+        );
+        let many_doc = format!(
+            "Runs the instances one after another as a stream with up to `depth` runs in flight (see [`vyre_graph::Graph::{many}`]), returning each run's outputs or error in order: an error is that run's own and the stream goes on.{twin}"
+        );
+        quote! {
+        #[doc = #batch_doc]
+        ///
+        /// # Errors
+        ///
+        /// The first failing instance's error, naming it (`BackendError::BatchInstance`); nothing runs when an instance fails its checks.
+        #batch_sig {
+            #build
+            let __vyre_report = self.graph.#batch(config, &mut __vyre_batch)#wait?;
+            ::core::mem::drop(__vyre_batch);
+            for __vyre_run in __vyre_report.runs {
+                __vyre_run?;
+            }
+            ::core::result::Result::Ok(__vyre_outputs)
         }
-        ::core::result::Result::Ok(__vyre_outputs)
-    }
 
-    /// Runs the instances one after another as a stream with up to `depth` runs in flight (see [`vyre_graph::Graph::run_many`]), returning each run's outputs or error in order: an error is that run's own and the stream goes on.
-    #many_sig {
-        let mut __vyre_outputs: ::std::vec::Vec<#outputs_name> = instances
-            .iter()
-            .map(|_| <#outputs_name as ::core::default::Default>::default())
-            .collect();
-        let mut __vyre_batch = ::std::vec::Vec::with_capacity(instances.len());
-        // An instance whose size cannot be found runs as size 0 (refused by
-        // the runtime, or answered on the host without running) and reports
-        // why its size could not be found instead.
-        let mut __vyre_sizes = ::std::vec::Vec::with_capacity(instances.len());
-        for (__vyre_index, (#pattern, __vyre_out)) in instances.iter().copied().zip(__vyre_outputs.iter_mut()).enumerate() {
-            let __vyre_feeds = ::std::vec![#(#feeds),*];
-            let __vyre_size: ::core::result::Result<u64, #p::BackendError> = #size;
-            let n = *__vyre_size.as_ref().unwrap_or(&0);
-            __vyre_sizes.push(__vyre_size.err());
-            __vyre_batch.push(#p::Instance::new(n, __vyre_feeds, ::std::vec![#(#sinks),*]));
+        #[doc = #many_doc]
+        #many_sig {
+            let mut __vyre_outputs: ::std::vec::Vec<#outputs_name> = instances
+                .iter()
+                .map(|_| <#outputs_name as ::core::default::Default>::default())
+                .collect();
+            let mut __vyre_batch = ::std::vec::Vec::with_capacity(instances.len());
+            // An instance whose size cannot be found runs as size 0 (refused by
+            // the runtime, or answered on the host without running) and reports
+            // why its size could not be found instead.
+            let mut __vyre_sizes = ::std::vec::Vec::with_capacity(instances.len());
+            for (__vyre_index, (#pattern, __vyre_out)) in instances.iter().copied().zip(__vyre_outputs.iter_mut()).enumerate() {
+                let __vyre_feeds = ::std::vec![#(#feeds),*];
+                let __vyre_size: ::core::result::Result<u64, #p::BackendError> = #size;
+                let n = *__vyre_size.as_ref().unwrap_or(&0);
+                __vyre_sizes.push(__vyre_size.err());
+                __vyre_batch.push(#p::Instance::new(n, __vyre_feeds, ::std::vec![#(#sinks),*]));
+            }
+            let __vyre_ran = self.graph.#many(config, depth, &mut __vyre_batch)#wait;
+            ::core::mem::drop(__vyre_batch);
+            __vyre_ran
+                .into_iter()
+                .zip(__vyre_sizes)
+                .zip(__vyre_outputs)
+                .map(|((ran, size), out)| match size {
+                    ::core::option::Option::Some(e) => ::core::result::Result::Err(e),
+                    ::core::option::Option::None => ran.map(|_| out),
+                })
+                .collect()
         }
-        let __vyre_ran = self.graph.run_many(config, depth, &mut __vyre_batch);
-        ::core::mem::drop(__vyre_batch);
-        __vyre_ran
-            .into_iter()
-            .zip(__vyre_sizes)
-            .zip(__vyre_outputs)
-            .map(|((ran, size), out)| match size {
-                ::core::option::Option::Some(e) => ::core::result::Result::Err(e),
-                ::core::option::Option::None => ran.map(|_| out),
-            })
-            .collect()
-    }
-    }
+        }
+    };
+    let (blocking, future) = (flavored(Flavor::Blocking), flavored(Flavor::Async));
+    quote!(#blocking #future)
 }

@@ -70,6 +70,10 @@ pub struct Method {
     pub name: &'static str,
     /// Whether it is `async`.
     pub is_async: bool,
+    /// For a method that blocks the calling thread: its `async` twin. It is
+    /// not compiled for `wasm32` (nothing may block in a browser), and its
+    /// docs name the twin.
+    pub web_twin: Option<&'static str>,
     /// Its parameters after `&self` (for `new`: instead of it).
     pub params: &'static [Param],
     /// What it returns.
@@ -80,8 +84,56 @@ const fn method(name: &'static str, params: &'static [Param], returns: Returns) 
     Method {
         name,
         is_async: false,
+        web_twin: None,
         params,
         returns,
+    }
+}
+
+/// A method that blocks, native only; `twin` is its `async` counterpart.
+const fn blocking(
+    name: &'static str,
+    params: &'static [Param],
+    returns: Returns,
+    twin: &'static str,
+) -> Method {
+    Method {
+        web_twin: Some(twin),
+        ..method(name, params, returns)
+    }
+}
+
+/// An `async` method (on every target).
+const fn future(name: &'static str, params: &'static [Param], returns: Returns) -> Method {
+    Method {
+        is_async: true,
+        ..method(name, params, returns)
+    }
+}
+
+/// Which twin of a method pair a body is emitted for: the blocking one
+/// (native only) or the `async` one (every target, the browser's only way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    Blocking,
+    Async,
+}
+
+impl Flavor {
+    /// The method `base` of this flavour: `base`, or `base_async`.
+    pub fn name(self, base: &str) -> Ident {
+        match self {
+            Flavor::Blocking => format_ident!("{base}"),
+            Flavor::Async => format_ident!("{base}_async"),
+        }
+    }
+
+    /// What follows a call of this flavour: nothing, or `.await`.
+    pub fn awaited(self) -> TokenStream {
+        match self {
+            Flavor::Blocking => TokenStream::new(),
+            Flavor::Async => quote!(.await),
+        }
     }
 }
 
@@ -89,28 +141,77 @@ use Param::{Config, Depth, Encoder, Gpu, Inputs, Instances, N, OutputsMut, Resid
 
 /// Every method of a generated graph type, in the order it is emitted.
 pub const METHODS: &[Method] = &[
-    method("new", &[Gpu], Returns::New),
-    method("run", &[Inputs], Returns::Outputs),
-    method("run_with", &[Config, Inputs], Returns::Outputs),
-    method("run_reported", &[Config, Inputs], Returns::OutputsAndReport),
-    method("run_into", &[Config, OutputsMut, Inputs], Returns::Report),
-    method("run_resident", &[Inputs], Returns::Resident),
-    method("run_resident_with", &[Config, Inputs], Returns::Resident),
+    blocking("new", &[Gpu], Returns::New, "new_async"),
+    future("new_async", &[Gpu], Returns::New),
+    blocking("run", &[Inputs], Returns::Outputs, "run_async"),
+    blocking("run_with", &[Config, Inputs], Returns::Outputs, "run_async"),
+    blocking(
+        "run_reported",
+        &[Config, Inputs],
+        Returns::OutputsAndReport,
+        "run_reported_async",
+    ),
+    blocking(
+        "run_into",
+        &[Config, OutputsMut, Inputs],
+        Returns::Report,
+        "run_into_async",
+    ),
+    future("run_async", &[Config, Inputs], Returns::Outputs),
+    future(
+        "run_reported_async",
+        &[Config, Inputs],
+        Returns::OutputsAndReport,
+    ),
+    future(
+        "run_into_async",
+        &[Config, OutputsMut, Inputs],
+        Returns::Report,
+    ),
+    blocking(
+        "run_resident",
+        &[Inputs],
+        Returns::Resident,
+        "run_resident_async",
+    ),
+    blocking(
+        "run_resident_with",
+        &[Config, Inputs],
+        Returns::Resident,
+        "run_resident_async",
+    ),
+    future("run_resident_async", &[Config, Inputs], Returns::Resident),
     method("resident_outputs", &[Config, N], Returns::Resident),
     method(
         "record",
         &[Encoder, Config, Resident, Inputs],
         Returns::Recorded,
     ),
-    Method {
-        is_async: true,
-        ..method("run_async", &[Config, Inputs], Returns::Outputs)
-    },
     method("graph", &[], Returns::Graph),
     method("describe", &[], Returns::Description),
     method("to_dot", &[], Returns::Text),
-    method("run_batch", &[Config, Instances], Returns::EachOutputs),
-    method("run_many", &[Config, Depth, Instances], Returns::EachResult),
+    blocking(
+        "run_batch",
+        &[Config, Instances],
+        Returns::EachOutputs,
+        "run_batch_async",
+    ),
+    blocking(
+        "run_many",
+        &[Config, Depth, Instances],
+        Returns::EachResult,
+        "run_many_async",
+    ),
+    future(
+        "run_batch_async",
+        &[Config, Instances],
+        Returns::EachOutputs,
+    ),
+    future(
+        "run_many_async",
+        &[Config, Depth, Instances],
+        Returns::EachResult,
+    ),
 ];
 
 /// How one expansion spells the parts of a signature that are the graph's
@@ -204,7 +305,14 @@ pub fn signature(m: &Method, s: &Spelling) -> TokenStream {
         Returns::Description => quote!(#p::Description),
         Returns::Text => quote!(::std::string::String),
     };
-    quote!(pub #asyncness fn #name #generics (#receiver #(#params)*) -> #returns)
+    // A blocking method is native only; its docs end by naming its twin.
+    let native_only = m.web_twin.map(|twin| {
+        let doc = format!(
+            "Not on `wasm32`, where nothing may block the thread: use [`Self::{twin}`] there."
+        );
+        quote!(#[doc = ""] #[doc = #doc] #[cfg(not(target_arch = "wasm32"))])
+    });
+    quote!(#native_only pub #asyncness fn #name #generics (#receiver #(#params)*) -> #returns)
 }
 
 #[cfg(test)]
