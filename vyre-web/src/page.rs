@@ -1,7 +1,5 @@
 //! The page's graph, the buffer blur of `examples/blur.rs` (same kernels,
-//! same files: `vyre-web/kernels` is a link to `examples/kernels`, because a
-//! `file` kernel whose path climbs out of the crate with `..` cannot import
-//! WESL modules), and the two functions the page calls.
+//! same files), and the two functions the page calls.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -15,8 +13,8 @@ graph! {
     /// `params` gives the size and the weights.
     pub struct Blur;
 
-    kernel horizontal = file "kernels/blur/blur.wgsl" entry "horizontal";
-    kernel vertical = file "kernels/blur/blur.wgsl" entry "vertical";
+    kernel horizontal = file "../examples/kernels/blur/blur.wgsl" entry "horizontal";
+    kernel vertical = file "../examples/kernels/blur/blur.wgsl" entry "vertical";
 
     input image[n];
     uniform params;

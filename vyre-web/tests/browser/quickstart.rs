@@ -36,7 +36,7 @@ graph! {
             }
         }
     ";
-    kernel smooth = file "kernels/smooth.wgsl";
+    kernel smooth = file "../examples/kernels/smooth.wgsl";
 
     input x[n];
     uniform params;
