@@ -319,6 +319,10 @@ pub(crate) struct ControlPlan {
     /// step: copied into the status as a whole.
     pub(crate) state: wgpu::Buffer,
     pub(crate) state_bytes: u64,
+    /// What a control dispatch's unused slots bind: one small range each,
+    /// apart from each other and from every other binding (WebGPU refuses
+    /// two writable bindings of overlapping ranges of one buffer).
+    pub(crate) spare: wgpu::Buffer,
     pub(crate) bind_groups: Vec<wgpu::BindGroup>,
     /// Each loop's exit (`trips.rs`): its control block and bind group,
     /// when the graph may record loops in part.
@@ -335,6 +339,7 @@ impl ControlPlan {
             .iter()
             .chain(self.exits.iter().flatten().map(|(b, _)| b))
             .chain(std::iter::once(&self.state))
+            .chain(std::iter::once(&self.spare))
             .chain(std::iter::once(&self.status))
     }
 }

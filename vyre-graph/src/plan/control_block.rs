@@ -46,6 +46,13 @@ pub(crate) fn build(gpu: &Gpu, program: &Program, plan: &LaunchPlan) -> Option<C
             | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     });
+    let slots = program.control.as_ref().map_or(1, |c| c.slots.max(1));
+    let spare = gpu.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("vyre control spare"),
+        size: spare_stride(gpu) * slots as u64,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
     let words = steps.appends.len() + state_words;
     let status_bytes = (words.max(1) * 4) as u64;
     let status = gpu.create_buffer(&wgpu::BufferDescriptor {
@@ -58,6 +65,7 @@ pub(crate) fn build(gpu: &Gpu, program: &Program, plan: &LaunchPlan) -> Option<C
         ctl,
         state,
         state_bytes,
+        spare,
         bind_groups: Vec::new(),
         exits: Vec::new(),
         status,
@@ -156,6 +164,15 @@ fn control_block(program: &Program, plan: &LaunchPlan, group: &Group, max: u32) 
     w
 }
 
+/// The bytes of one unused slot's range of the spare buffer.
+const SPARE_BYTES: u64 = 16;
+
+/// Where each unused slot's range starts: a multiple of the device's
+/// storage offset alignment, so that the ranges never overlap.
+fn spare_stride(gpu: &Gpu) -> u64 {
+    u64::from(gpu.limits().min_storage_buffer_offset_alignment).max(SPARE_BYTES)
+}
+
 fn bind_group(
     gpu: &Gpu,
     program: &Program,
@@ -181,14 +198,20 @@ fn bind_group(
         },
     ];
     for k in 0..slots {
-        // An unused slot binds the loop states again (never read there).
+        // An unused slot (never read there) binds its own range of the
+        // spare buffer: binding the loop states again would alias a
+        // writable binding, which WebGPU refuses.
         let resource = match srcs.get(k) {
             Some(&b) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer: plan.buffer_of(program, b),
                 offset: 0,
                 size: plan.binding_size(program, b, 0),
             }),
-            None => whole(&control.state),
+            None => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &control.spare,
+                offset: spare_stride(gpu) * k as u64,
+                size: wgpu::BufferSize::new(SPARE_BYTES),
+            }),
         };
         entries.push(wgpu::BindGroupEntry {
             binding: 2 + k as u32,

@@ -56,31 +56,7 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
         instance: item,
         ..host.spelling.clone()
     };
-    let feeds = host
-        .args
-        .iter()
-        .zip(host.arg_traits)
-        .map(|(x, t)| quote!(#t::__vyre_input(#x).feed()))
-        .collect::<Vec<_>>();
-    // Each instance's size: its own `n`, inferred from its inputs, or 1
-    // when nothing depends on it.
-    let size = match a.problem_size {
-        ProblemSize::Param => {
-            quote!({ let _ = __vyre_index; ::core::result::Result::<u64, #p::BackendError>::Ok(n) })
-        }
-        ProblemSize::Infer => quote!(self.graph.instance_size(__vyre_index, &__vyre_feeds)),
-        ProblemSize::Unused => {
-            quote!({ let _ = __vyre_index; ::core::result::Result::<u64, #p::BackendError>::Ok(1) })
-        }
-    };
-    let sinks = host
-        .outputs
-        .iter()
-        .map(|(_, b)| {
-            let ident = &b.name;
-            quote!(#p::Sink::from(&mut __vyre_out.#ident))
-        })
-        .collect::<Vec<_>>();
+    let Parts { feeds, size, sinks } = parts(a, host);
     let build = quote! {
         let mut __vyre_outputs: ::std::vec::Vec<#outputs_name> = instances
             .iter()
@@ -158,4 +134,42 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
     };
     let (blocking, future) = (flavored(Flavor::Blocking), flavored(Flavor::Async));
     quote!(#blocking #future)
+}
+
+/// What each instance of a batch is made of: its inputs' feeds, its size
+/// (a `Result<u64, _>` expression) and its outputs' sinks.
+struct Parts {
+    feeds: Vec<TokenStream>,
+    size: TokenStream,
+    sinks: Vec<TokenStream>,
+}
+
+fn parts(a: &GraphAnalysis, host: &Batched) -> Parts {
+    let p = private();
+    let feeds = host
+        .args
+        .iter()
+        .zip(host.arg_traits)
+        .map(|(x, t)| quote!(#t::__vyre_input(#x).feed()))
+        .collect::<Vec<_>>();
+    // Each instance's size: its own `n`, inferred from its inputs, or 1
+    // when nothing depends on it.
+    let size = match a.problem_size {
+        ProblemSize::Param => {
+            quote!({ let _ = __vyre_index; ::core::result::Result::<u64, #p::BackendError>::Ok(n) })
+        }
+        ProblemSize::Infer => quote!(self.graph.instance_size(__vyre_index, &__vyre_feeds)),
+        ProblemSize::Unused => {
+            quote!({ let _ = __vyre_index; ::core::result::Result::<u64, #p::BackendError>::Ok(1) })
+        }
+    };
+    let sinks = host
+        .outputs
+        .iter()
+        .map(|(_, b)| {
+            let ident = &b.name;
+            quote!(#p::Sink::from(&mut __vyre_out.#ident))
+        })
+        .collect::<Vec<_>>();
+    Parts { feeds, size, sinks }
 }

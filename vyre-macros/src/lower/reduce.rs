@@ -290,8 +290,13 @@ fn whole_scan(
             ("src", &d.src),
             ("vyre_offs", &offsets),
             ("vyre_dst", &d.dst),
+            // Loads through a vector view of the source; stores one
+            // element at a time. A vector view of the destination beside
+            // `vyre_dst` would be two writable bindings of one buffer,
+            // which WebGPU refuses ("writable storage buffer binding
+            // aliasing"; wgpu does not check it natively), and a kernel
+            // must run on every backend.
             ("vyre_src4", &d.src),
-            ("vyre_dst4", &d.dst),
         ],
         per_segment,
     );
