@@ -238,6 +238,37 @@ pub mod __private {
 
     pub use crate::device::poller::PollerFaults;
 
+    /// What `graph!` puts on a blocking method on wasm32, where it stands
+    /// only to be refused: a bound no type meets, one trait per `async`
+    /// twin, whose message names the twin to call instead.
+    macro_rules! not_on_the_web {
+        ($($name:ident => $message:literal, $note:literal;)*) => {$(
+            #[diagnostic::on_unimplemented(
+                message = $message,
+                label = "this call would block the thread, which a browser forbids",
+                note = $note
+            )]
+            #[doc(hidden)]
+            pub trait $name {}
+        )*};
+    }
+    not_on_the_web! {
+        NewAsync => "in a browser, call `new_async(..).await`: blocking methods are not compiled for wasm32",
+            "nothing may block a browser's thread (docs/web.md)";
+        RunAsync => "in a browser, call `run_async(..).await`: blocking methods are not compiled for wasm32",
+            "nothing may block a browser's thread (docs/web.md)";
+        RunReportedAsync => "in a browser, call `run_reported_async(..).await`: blocking methods are not compiled for wasm32",
+            "nothing may block a browser's thread (docs/web.md)";
+        RunIntoAsync => "in a browser, call `run_into_async(..).await`: blocking methods are not compiled for wasm32",
+            "nothing may block a browser's thread (docs/web.md)";
+        RunResidentAsync => "in a browser, call `run_resident_async(..).await`: blocking methods are not compiled for wasm32",
+            "nothing may block a browser's thread (docs/web.md)";
+        RunBatchAsync => "in a browser, call `run_batch_async(..).await`: blocking methods are not compiled for wasm32",
+            "nothing may block a browser's thread (docs/web.md)";
+        RunManyAsync => "in a browser, call `run_many_async(..).await`: blocking methods are not compiled for wasm32",
+            "nothing may block a browser's thread (docs/web.md)";
+    }
+
     /// Fault injection for vyre's own tests, not an API: replaces the
     /// faults `gpu`'s device poller has still to meet (see
     /// [`PollerFaults`]). Async runs waiting meanwhile must complete all

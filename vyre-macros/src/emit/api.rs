@@ -11,7 +11,7 @@ use syn::Ident;
 use super::args::arg_trait;
 use super::batch::{Batched, batch_methods};
 use super::docs::{derives_debug, distinct_kernels, element_doc, run_docs};
-use super::methods::{Flavor, Spelling, signature_of};
+use super::methods::{Flavor, Spelling, signature_of, web_stub_of};
 use super::rust_types::{struct_tokens, type_tokens};
 use super::spec::spec;
 use super::tokens::{is_host_input, is_host_output, private};
@@ -49,6 +49,18 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
         },
     );
     let [new_sig, new_async_sig] = ["new", "new_async"].map(|m| signature_of(m, &host.spelling));
+    // The blocking methods' stand-ins on wasm32 (the batch methods bring
+    // their own).
+    let web_stubs = [
+        "new",
+        "run",
+        "run_with",
+        "run_reported",
+        "run_into",
+        "run_resident",
+        "run_resident_with",
+    ]
+    .map(|m| web_stub_of(m, &host.spelling));
     quote! {
         #(#structs)*
 
@@ -86,6 +98,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             #run_async
             #resident
             #queries
+            #(#web_stubs)*
             #batch
         }
     }

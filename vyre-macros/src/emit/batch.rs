@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::Ident;
 
-use super::methods::{Flavor, Spelling, signature_of};
+use super::methods::{Flavor, Spelling, signature_of, web_stub_of};
 use super::tokens::private;
 use crate::model::{BufferOut, GraphAnalysis, ProblemSize};
 
@@ -133,7 +133,8 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
         }
     };
     let (blocking, future) = (flavored(Flavor::Blocking), flavored(Flavor::Async));
-    quote!(#blocking #future)
+    let stubs = ["run_batch", "run_many"].map(|m| web_stub_of(m, &spelling));
+    quote!(#blocking #future #(#stubs)*)
 }
 
 /// What each instance of a batch is made of: its inputs' feeds, its size

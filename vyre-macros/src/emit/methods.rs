@@ -315,6 +315,51 @@ pub fn signature(m: &Method, s: &Spelling) -> TokenStream {
     quote!(#native_only pub #asyncness fn #name #generics (#receiver #(#params)*) -> #returns)
 }
 
+/// On wasm32, where blocking method `m` is not compiled, a stand-in of the
+/// same name and signature that no call satisfies: its bound's message
+/// (`__private::RunAsync` and the like) names the `async` twin, so a call is one error that says
+/// what to call instead. Nothing for a method on every target.
+pub fn web_stub(m: &Method, s: &Spelling) -> TokenStream {
+    let Some(twin) = m.web_twin else {
+        return TokenStream::new();
+    };
+    let p = private();
+    let plain = Method {
+        web_twin: None,
+        params: m.params,
+        ..*m
+    };
+    let sig = signature(&plain, s);
+    let bound = format_ident!(
+        "{}",
+        twin.split('_')
+            .map(|w| {
+                let mut c = w.chars();
+                c.next()
+                    .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                    .unwrap_or_default()
+            })
+            .collect::<String>()
+    );
+    quote! {
+        #[cfg(target_arch = "wasm32")]
+        #[doc(hidden)]
+        #[allow(unused_variables, clippy::diverging_sub_expression)]
+        #sig where for<'__vyre_web> &'__vyre_web (): #p::#bound {
+            ::core::unreachable!("a bound no type meets keeps this from being called")
+        }
+    }
+}
+
+/// [`web_stub`] of the table's method `name`.
+pub fn web_stub_of(name: &str, s: &Spelling) -> TokenStream {
+    METHODS
+        .iter()
+        .find(|m| m.name == name)
+        .map(|m| web_stub(m, s))
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::METHODS;
@@ -335,11 +380,45 @@ mod tests {
             .filter(|i| matches!(&*i.self_ty, syn::Type::Path(p) if p.path.is_ident("Saxpy")))
             .flat_map(|i| &i.items)
             .filter_map(|item| match item {
-                syn::ImplItem::Fn(f) => Some(f.sig.ident.to_string()),
+                syn::ImplItem::Fn(f) if !web_only(f) => Some(f.sig.ident.to_string()),
                 _ => None,
             })
             .collect();
         (names, errors)
+    }
+
+    /// Whether `f` is compiled on wasm32 only (a blocking method's
+    /// stand-in there).
+    fn web_only(f: &syn::ImplItemFn) -> bool {
+        f.attrs.iter().any(|a| {
+            let text = quote::quote!(#a).to_string();
+            a.path().is_ident("cfg") && text.contains("wasm32") && !text.contains("not")
+        })
+    }
+
+    #[test]
+    fn every_blocking_method_has_a_stand_in_on_wasm32() {
+        let ts = expand(&saxpy(SAXPY_NODES));
+        let file: syn::File = syn::parse2(ts).expect("the expansion parses");
+        let stand_ins: Vec<String> = file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                syn::Item::Impl(i) if i.trait_.is_none() => Some(i),
+                _ => None,
+            })
+            .flat_map(|i| &i.items)
+            .filter_map(|item| match item {
+                syn::ImplItem::Fn(f) if web_only(f) => Some(f.sig.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        let blocking: Vec<&str> = METHODS
+            .iter()
+            .filter(|m| m.web_twin.is_some())
+            .map(|m| m.name)
+            .collect();
+        assert_eq!(stand_ins, blocking);
     }
 
     #[test]
