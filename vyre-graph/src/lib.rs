@@ -126,6 +126,7 @@ mod batch;
 mod describe;
 mod device;
 mod dot;
+mod engine;
 mod graph;
 mod plan;
 mod run;
@@ -142,6 +143,7 @@ pub use device::gpu::{AdapterSummary, Gpu, GpuOptions};
 pub use device::io::{Feed, GpuResource, Headed, Input, Sink, VecSink};
 pub use device::pipeline::WgpuPipeline;
 pub use device::texture_handle::GpuTextureHandle;
+pub use engine::Engine;
 pub use graph::Graph;
 pub use run::batch::{BatchReport, Instance};
 #[cfg(feature = "profiler")]
@@ -228,8 +230,8 @@ pub mod __private {
     };
     pub use crate::spec::*;
     pub use crate::{
-        BackendError, Description, DispatchConfig, Feed, Gpu, GpuBufferHandle, GpuTextureHandle,
-        Graph, Headed, Input, Instance, RecordedRun, RunReport, Sink,
+        BackendError, Description, DispatchConfig, Engine, Feed, Gpu, GpuBufferHandle,
+        GpuTextureHandle, Graph, Headed, Input, Instance, RecordedRun, RunReport, Sink,
     };
     pub use bytemuck;
     pub use half;

@@ -178,6 +178,8 @@ fn empty_report(
             ..RunPhases::default()
         },
         loops: Vec::new(),
+        device: 0,
+        rank: 0,
         tracks: Arc::clone(&program.tracks),
         started: Some(started),
         profiled: config.profile,

@@ -55,6 +55,12 @@ pub struct RunReport {
     /// with the outputs; empty for a run recorded and finished without
     /// waiting).
     pub loops: Vec<LoopReport>,
+    /// Which device of a device set ran it: its index in
+    /// [`Gpus`](crate::Gpus) (0 for a run of one [`Graph`](crate::Graph)).
+    pub device: usize,
+    /// Which process ran it: its MPI rank when `vyre-mpi` spread the batch
+    /// over processes (0 otherwise).
+    pub rank: usize,
     /// How a trace shows the graph's dispatches (see
     /// [`RunReport::write_trace`]).
     pub(crate) tracks: std::sync::Arc<crate::plan::tracks::Tracks>,
@@ -63,6 +69,47 @@ pub struct RunReport {
     /// Whether the run asked for GPU times
     /// ([`DispatchConfig::profile`](crate::DispatchConfig::profile)).
     pub(crate) profiled: bool,
+}
+
+impl RunReport {
+    /// The report of a run done elsewhere (by another process, in
+    /// `vyre-mpi`): its size and where it ran, with nothing planned,
+    /// submitted or timed here.
+    ///
+    /// ```
+    /// let report = vyre_graph::RunReport::elsewhere(1000, 2, 1);
+    /// assert_eq!((report.n, report.rank, report.device), (1000, 2, 1));
+    /// assert_eq!(report.submissions, 0);
+    /// ```
+    #[must_use]
+    pub fn elsewhere(n: u64, rank: usize, device: usize) -> RunReport {
+        RunReport {
+            n,
+            plan: BatchDispatchPlan {
+                queue_len: 0,
+                worker_groups: 0,
+                workgroup_size_x: 0,
+                hit_capacity: 0,
+                estimated_peak_device_bytes: 0,
+                device_memory_budget_bytes: 0,
+                topology: crate::spec::plan::Topology::Empty,
+            },
+            cache_hit: false,
+            cache_entries: 0,
+            submissions: 0,
+            dispatches: 0,
+            record_ns: 0,
+            gpu_ns: None,
+            dispatch_gpu_ns: Vec::new(),
+            phases: RunPhases::default(),
+            loops: Vec::new(),
+            device,
+            rank,
+            tracks: std::sync::Arc::default(),
+            started: None,
+            profiled: false,
+        }
+    }
 }
 
 /// Host nanoseconds of each phase of a run, in order: what to compare with

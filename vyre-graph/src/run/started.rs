@@ -103,6 +103,8 @@ impl<'g> Started<'g> {
             gpu_ns: None,
             dispatch_gpu_ns: Vec::new(),
             loops: Vec::new(),
+            device: 0,
+            rank: 0,
             tracks: program.tracks.clone(),
             started: Some(started),
             profiled: false,
