@@ -115,6 +115,70 @@ pub struct VecSink<'a> {
     pub(crate) target: &'a mut (dyn Receive + 'static),
 }
 
+impl VecSink<'_> {
+    /// Bytes of one element of the vector it reads into.
+    #[must_use]
+    pub fn element_size(&self) -> usize {
+        self.target.element_size()
+    }
+
+    /// Bytes of the header it keeps (0 for a plain vector; a
+    /// [`Headed`]'s header otherwise).
+    #[must_use]
+    pub fn header_size(&self) -> usize {
+        self.target.header_size()
+    }
+
+    /// Fills the vector with an output read elsewhere, as a run would:
+    /// `header` ([`VecSink::header_size`] bytes), then `body`'s elements
+    /// (a whole number of [`VecSink::element_size`]). For an engine that
+    /// runs instances in another process and ships their outputs back as
+    /// bytes (`vyre-mpi`); the vector's capacity is kept when it suffices.
+    ///
+    /// ```
+    /// use vyre_graph::Sink;
+    /// let mut y: Vec<u32> = vec![9; 10];
+    /// let mut sink = Sink::from(&mut y);
+    /// if let Sink::Vector(v) = &mut sink {
+    ///     v.fill(&[], bytemuck::cast_slice(&[1u32, 2, 3]))?;
+    /// }
+    /// drop(sink);
+    /// assert_eq!(y, [1, 2, 3]);
+    /// # Ok::<(), vyre_graph::BackendError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`BackendError::SinkTypeMismatch`] when `header` is not the header's
+    /// size or `body` not a whole number of elements;
+    /// [`BackendError::HostAllocationFailed`] when the host cannot allocate
+    /// the vector.
+    pub fn fill(&mut self, header: &[u8], body: &[u8]) -> Result<()> {
+        let size = self.target.element_size().max(1);
+        if header.len() != self.target.header_size() || !body.len().is_multiple_of(size) {
+            return Err(BackendError::SinkTypeMismatch {
+                buffer: "filled by `VecSink::fill`".into(),
+                reason: format!(
+                    "the vector takes a {}-byte header and a whole number of {size}-byte elements, not a {}-byte header and {} bytes: pass the output's bytes as a run at the same size would read them",
+                    self.target.header_size(),
+                    header.len(),
+                    body.len()
+                ),
+            });
+        }
+        let pool = super::transfer::TransferPool::new(0);
+        let copier = Copier {
+            pool: &pool,
+            options: crate::spec::transfer::TransferOptions::default().with_threads(0),
+        };
+        self.target
+            .receive(&copier, header, Source::Plain(body), body.len() / size)
+            .map_err(|bytes| BackendError::HostAllocationFailed {
+                buffer: "the vector sink".into(),
+                bytes,
+            })
+    }
+}
+
 impl std::fmt::Debug for VecSink<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("VecSink")

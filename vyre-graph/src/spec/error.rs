@@ -333,6 +333,16 @@ pub enum BackendError {
         /// Why, and what to do.
         reason: String,
     },
+    /// Another process of an MPI job (`vyre-mpi`) failed its share of a
+    /// batch, refused it, or did not answer in time: every rank's batch
+    /// fails with this error, naming the rank and its own error.
+    #[error("rank {rank} of the MPI job failed: {reason}")]
+    RankFailed {
+        /// The rank whose share failed.
+        rank: usize,
+        /// Its error, as it reported it (or why it did not report).
+        reason: String,
+    },
     /// wgpu reported an error while recording or submitting.
     #[error(
         "the device rejected the run: {reason}; check the resident handles passed to it (alive, from this Gpu, not mapped elsewhere); if they are fine, this is a bug in vyre or in a hand-built graph description: please report it with the graph"
