@@ -22,7 +22,10 @@ fn assert_lost(result: Result<impl Sized, BackendError>, what: &str) {
     match result {
         Ok(_) => panic!("{what}: a run on a destroyed device must fail"),
         Err(e) => {
-            assert!(matches!(e, BackendError::DeviceLost { .. }), "{what}: {e:?}");
+            assert!(
+                matches!(e, BackendError::DeviceLost { .. }),
+                "{what}: {e:?}"
+            );
             let message = e.to_string();
             assert!(
                 message.contains("the device was lost") && message.contains("open a new Gpu"),
@@ -43,7 +46,9 @@ fn a_destroyed_device_fails_every_later_run_with_device_lost_and_a_new_gpu_runs(
     let beside = own_gpu();
     let graph = Pair::new(&gpu).expect("graph");
     let other = Pair::new(&beside).expect("graph beside");
-    let out = graph.run_with(&config, &x, &z).expect("a run before the loss");
+    let out = graph
+        .run_with(&config, &x, &z)
+        .expect("a run before the loss");
     assert_same(&out.y, &want, "before the loss");
 
     gpu.device().destroy();
@@ -52,7 +57,10 @@ fn a_destroyed_device_fails_every_later_run_with_device_lost_and_a_new_gpu_runs(
     // is DeviceLost, and none hangs (a run that never returned would stop
     // this thread's receive after a minute).
     assert_lost(graph.run_with(&config, &x, &z), "the next run");
-    assert_lost(graph.run_with(&config, &x[..5], &z[..5]), "a run of a new size");
+    assert_lost(
+        graph.run_with(&config, &x[..5], &z[..5]),
+        "a run of a new size",
+    );
     let (send, receive) = mpsc::channel();
     let graph = std::sync::Arc::new(graph);
     let runner = std::sync::Arc::clone(&graph);
@@ -69,7 +77,10 @@ fn a_destroyed_device_fails_every_later_run_with_device_lost_and_a_new_gpu_runs(
     // without the device checking them, so its first run says the device
     // was lost.
     match Pair::new(&gpu) {
-        Ok(late) => assert_lost(late.run_with(&config, &x, &z), "a graph built after the loss"),
+        Ok(late) => assert_lost(
+            late.run_with(&config, &x, &z),
+            "a graph built after the loss",
+        ),
         Err(e) => assert_lost(Err::<(), _>(e), "Graph::new on the lost device"),
     }
 

@@ -74,6 +74,19 @@ async fn request_adapter(
         .await
 }
 
+/// The name an adapter summary gives: wgpu's `name`, and in a browser what
+/// the browser tells of its adapter (`browser_adapter_name`) where it
+/// tells anything.
+pub(crate) fn adapter_name(device: &wgpu::Device, name: String) -> String {
+    #[cfg(target_arch = "wasm32")]
+    return browser_adapter_name(device).unwrap_or(name);
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = device;
+        name
+    }
+}
+
 /// What the browser says of its adapter, for an adapter summary's name,
 /// which wgpu fills on the web with the adapter's `description` alone (an
 /// empty string in most browsers): the non-empty ones of

@@ -280,7 +280,7 @@ impl Gpu {
     pub async fn new_async(options: GpuOptions) -> Result<Self> {
         let instance = wgpu::Instance::new(instance_descriptor());
         let adapter = pick_adapter(&instance, options.power_preference).await?;
-        let summary = AdapterSummary::of(&adapter.get_info());
+        let mut summary = AdapterSummary::of(&adapter.get_info());
         let limits = if options.adapter_limits {
             adapter.limits()
         } else {
@@ -312,11 +312,7 @@ impl Gpu {
         // Errors the runtime does not capture in a scope must not abort the
         // process (wgpu's default handler panics); they are reported through
         // scopes or mapping results where it matters.
-        #[cfg(target_arch = "wasm32")]
-        let summary = AdapterSummary {
-            name: super::adapter::browser_adapter_name(&device).unwrap_or(summary.name),
-            ..summary
-        };
+        summary.name = super::adapter::adapter_name(&device, summary.name);
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
             eprintln!("vyre-graph: uncaptured wgpu error: {e}");
         }));
@@ -388,12 +384,8 @@ impl Gpu {
         let info = adapter
             .as_ref()
             .map_or_else(|| device.adapter_info(), wgpu::Adapter::get_info);
-        let summary = AdapterSummary::of(&info);
-        #[cfg(target_arch = "wasm32")]
-        let summary = AdapterSummary {
-            name: super::adapter::browser_adapter_name(&device).unwrap_or(summary.name),
-            ..summary
-        };
+        let mut summary = AdapterSummary::of(&info);
+        summary.name = super::adapter::adapter_name(&device, summary.name);
         let limits = device.limits();
         Self::assemble(adapter, device, queue, summary, limits, transfer)
     }

@@ -56,7 +56,10 @@ async fn a_destroyed_device_fails_the_next_runs_with_device_lost_and_a_new_gpu_r
     let beside = own_gpu().await;
     let graph = Pair::new_async(&lost).await.expect("graph");
     let other = Pair::new_async(&beside).await.expect("graph beside");
-    let out = graph.run_async(&config, &x, &z).await.expect("before the loss");
+    let out = graph
+        .run_async(&config, &x, &z)
+        .await
+        .expect("before the loss");
     assert_same(&out.y, &want, "before the loss");
 
     lost.device().destroy();
@@ -77,12 +80,18 @@ async fn a_destroyed_device_fails_the_next_runs_with_device_lost_and_a_new_gpu_r
     }
 
     // The device opened beside it is untouched.
-    let out = other.run_async(&config, &x, &z).await.expect("the other device");
+    let out = other
+        .run_async(&config, &x, &z)
+        .await
+        .expect("the other device");
     assert_same(&out.y, &want, "the device beside the lost one");
 
     // A new Gpu, the graph built again, in the same page: right.
     let fresh = own_gpu().await;
     let graph = Pair::new_async(&fresh).await.expect("graph on a new Gpu");
-    let out = graph.run_async(&config, &x, &z).await.expect("on a new Gpu");
+    let out = graph
+        .run_async(&config, &x, &z)
+        .await
+        .expect("on a new Gpu");
     assert_same(&out.y, &want, "on a new Gpu");
 }

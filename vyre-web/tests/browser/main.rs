@@ -12,6 +12,8 @@ mod common;
 /// graphs, their CPU references, trace checks.
 #[path = "../../../tests/common/shared"]
 mod shared {
+    pub mod batches;
+    pub mod loops;
     pub mod pair;
     pub mod shapes;
     pub mod trace_json;

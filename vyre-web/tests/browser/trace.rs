@@ -24,7 +24,13 @@ fn now_ms() -> f64 {
 fn phases_ns(r: &RunReport) -> [u64; 7] {
     let p = r.phases;
     [
-        p.check_ns, p.plan_ns, p.bind_ns, p.encode_ns, p.submit_ns, p.wait_ns, p.copy_ns,
+        p.check_ns,
+        p.plan_ns,
+        p.bind_ns,
+        p.encode_ns,
+        p.submit_ns,
+        p.wait_ns,
+        p.copy_ns,
     ]
 }
 
@@ -32,10 +38,16 @@ fn phases_ns(r: &RunReport) -> [u64; 7] {
 fn check_gpu_times(trace: &serde_json::Value, report: &RunReport, timestamps: bool) {
     let note = trace["otherData"]["gpu_times"].as_str().expect("gpu_times");
     if timestamps {
-        let ns = report.gpu_ns.expect("a profiled run on a device with timestamps");
+        let ns = report
+            .gpu_ns
+            .expect("a profiled run on a device with timestamps");
         let pass = events_on(trace, 1);
         assert_eq!(pass.len(), 1, "one GPU pass event");
-        assert!((dur(pass[0]) - ns as f64 / 1e3).abs() < 0.002, "{}", pass[0]);
+        assert!(
+            (dur(pass[0]) - ns as f64 / 1e3).abs() < 0.002,
+            "{}",
+            pass[0]
+        );
         // WebGPU has no timestamps inside passes: the pass is timed whole.
         assert!(report.dispatch_gpu_ns.is_empty());
         assert!(events_on(trace, 2).is_empty() && events_on(trace, 3).is_empty());
@@ -58,11 +70,7 @@ async fn a_runs_report_has_host_phases_and_its_traces_are_valid_json() {
     let gpu = gpu().await;
     let timestamps = gpu.has_timestamps();
     web_sys::console::log_1(
-        &format!(
-            "timestamp queries on {}: {timestamps}",
-            gpu.adapter()
-        )
-        .into(),
+        &format!("timestamp queries on {}: {timestamps}", gpu.adapter()).into(),
     );
     let graph = Shapes::new_async(&gpu).await.expect("graph");
     let config = DispatchConfig::default().with_profile(true);
@@ -130,7 +138,13 @@ async fn a_runs_report_has_host_phases_and_its_traces_are_valid_json() {
                 && e["tid"] == 0
                 && e["name"].as_str().is_some_and(|n| n.starts_with("run "))
         })
-        .map(|e| (ts(e), ts(e) + dur(e), e["name"].as_str().unwrap_or_default().to_string()))
+        .map(|e| {
+            (
+                ts(e),
+                ts(e) + dur(e),
+                e["name"].as_str().unwrap_or_default().to_string(),
+            )
+        })
         .collect();
     let names: Vec<&str> = runs.iter().map(|r| r.2.as_str()).collect();
     assert_eq!(names, ["run n=1048576", "run n=1048576", "run n=1000"]);
@@ -139,6 +153,8 @@ async fn a_runs_report_has_host_phases_and_its_traces_are_valid_json() {
         assert!(w[1].0 >= w[0].1 - 0.01, "runs in order, apart: {w:?}");
     }
     // Writing a file is not for the web: the same trace comes as a string.
-    let err = trace.write("trace.json").expect_err("no file system in a browser");
+    let err = trace
+        .write("trace.json")
+        .expect_err("no file system in a browser");
     assert_eq!(err.kind(), std::io::ErrorKind::Unsupported, "{err}");
 }
