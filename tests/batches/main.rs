@@ -7,6 +7,11 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+/// What this binary shares with the browser suite (`tests/common/shared/`).
+#[path = "../common/shared"]
+mod shared {
+    pub mod batches;
+}
 
 mod batch;
 mod batch_async;

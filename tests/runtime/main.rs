@@ -10,6 +10,12 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+/// What this binary shares with the browser suite (`tests/common/shared/`).
+#[path = "../common/shared"]
+mod shared {
+    pub mod shapes;
+    pub mod trace_json;
+}
 
 mod backend;
 mod describe_alloc;

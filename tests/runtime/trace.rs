@@ -8,52 +8,10 @@
 use crate::common;
 
 use common::*;
-use serde_json::Value;
-use vyre_graph::{DispatchConfig, Gpu, GpuOptions, Graph, RunReport, Trace};
+use vyre_graph::{DispatchConfig, Gpu, GpuOptions, Graph, Trace};
 
 mod shapes {
     use vyre_graph::graph;
-    graph! {
-        /// `y[i] = u[i] + u[i + 1]` with `u = (x + 1) * 2`: `inc` and `dbl`
-        /// fuse; `pair` reads a neighbour, so it stays a node of its own.
-        pub struct Shapes;
-
-        kernel inc = wgsl {
-            @group(0) @binding(0) var<storage, read> x: array<u32>;
-            @group(0) @binding(1) var<storage, read_write> t: array<u32>;
-            @compute @workgroup_size(64)
-            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-                if g.x < arrayLength(&x) { t[g.x] = x[g.x] + 1u; }
-            }
-        };
-        kernel dbl = wgsl {
-            @group(0) @binding(0) var<storage, read> t: array<u32>;
-            @group(0) @binding(1) var<storage, read_write> u: array<u32>;
-            @compute @workgroup_size(64)
-            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-                if g.x < arrayLength(&t) { u[g.x] = t[g.x] * 2u; }
-            }
-        };
-        kernel pair = wgsl {
-            @group(0) @binding(0) var<storage, read> u: array<u32>;
-            @group(0) @binding(1) var<storage, read_write> y: array<u32>;
-            @compute @workgroup_size(64)
-            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-                let n = arrayLength(&u);
-                if g.x < n { y[g.x] = u[g.x] + u[min(g.x + 1u, n - 1u)]; }
-            }
-        };
-
-        input x[n];
-        intermediate t[n];
-        intermediate u[n];
-        output y[n];
-
-        node inc(x: x, t: t) over n;
-        node dbl(t: t, u: u) over n;
-        node pair(u: u, y: y) over n;
-    }
-
     graph! {
         /// Decrements every value to 0, one per iteration, at most 6.
         pub struct Countdown;
@@ -79,100 +37,9 @@ mod shapes {
         }
     }
 }
-use shapes::{Countdown, Shapes};
-
-fn shapes_cpu(x: &[u32]) -> Vec<u32> {
-    let u: Vec<u32> = x
-        .iter()
-        .map(|v| v.wrapping_add(1).wrapping_mul(2))
-        .collect();
-    (0..u.len())
-        .map(|i| u[i].wrapping_add(u[(i + 1).min(u.len() - 1)]))
-        .collect()
-}
-
-fn parse(json: &str) -> Value {
-    serde_json::from_str(json).unwrap_or_else(|e| panic!("not JSON ({e}):\n{json}"))
-}
-
-/// The complete events of `trace` on thread `tid` of process 1.
-fn events_on(trace: &Value, tid: u64) -> Vec<&Value> {
-    trace["traceEvents"]
-        .as_array()
-        .expect("traceEvents")
-        .iter()
-        .filter(|e| e["ph"] == "X" && e["pid"] == 1 && e["tid"] == tid)
-        .collect()
-}
-
-/// Thread names of process 1, by tid.
-fn thread_names(trace: &Value) -> Vec<(u64, String)> {
-    let mut names: Vec<(u64, String)> = trace["traceEvents"]
-        .as_array()
-        .expect("traceEvents")
-        .iter()
-        .filter(|e| e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 1)
-        .map(|e| {
-            (
-                e["tid"].as_u64().expect("tid"),
-                e["args"]["name"].as_str().expect("name").to_string(),
-            )
-        })
-        .collect();
-    names.sort();
-    names
-}
-
-fn ts(e: &Value) -> f64 {
-    e["ts"].as_f64().expect("ts")
-}
-fn dur(e: &Value) -> f64 {
-    e["dur"].as_f64().expect("dur")
-}
-
-/// The host track: one run event, and the seven phases in order inside it,
-/// end to end, each as long as the report says.
-fn check_host_track(trace: &Value, report: &RunReport) {
-    let host = events_on(trace, 0);
-    assert_eq!(host.len(), 8, "{host:?}");
-    assert!(
-        host[0]["name"]
-            .as_str()
-            .expect("name")
-            .starts_with("run n=")
-    );
-    let names: Vec<&str> = host[1..]
-        .iter()
-        .map(|e| e["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        names,
-        [
-            "check", "plan", "bind", "encode", "submit", "wait", "copy-out"
-        ]
-    );
-    let p = report.phases;
-    let want = [
-        p.check_ns,
-        p.plan_ns,
-        p.bind_ns,
-        p.encode_ns,
-        p.submit_ns,
-        p.wait_ns,
-        p.copy_ns,
-    ];
-    let (run_start, run_end) = (ts(host[0]), ts(host[0]) + dur(host[0]));
-    let mut at = run_start;
-    for (e, ns) in host[1..].iter().zip(want) {
-        assert!((dur(e) - ns as f64 / 1e3).abs() < 0.002, "{e} vs {ns} ns");
-        assert!(
-            (ts(e) - at).abs() < 0.01,
-            "{e} starts where the last phase ended"
-        );
-        at = ts(e) + dur(e);
-    }
-    assert!((at - run_end).abs() < 0.01, "the phases fill the run");
-}
+use crate::shared::shapes::{Shapes, shapes_cpu};
+use crate::shared::trace_json::*;
+use shapes::Countdown;
 
 #[test]
 fn a_profiled_run_has_a_track_per_node_and_times_that_add_up_to_the_pass() {

@@ -73,3 +73,51 @@ async fn request_adapter(
         })
         .await
 }
+
+/// The name an adapter summary gives: wgpu's `name`, and in a browser what
+/// the browser tells of its adapter (`browser_adapter_name`) where it
+/// tells anything.
+pub(crate) fn adapter_name(device: &wgpu::Device, name: String) -> String {
+    #[cfg(target_arch = "wasm32")]
+    return browser_adapter_name(device).unwrap_or(name);
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = device;
+        name
+    }
+}
+
+/// What the browser says of its adapter, for an adapter summary's name,
+/// which wgpu fills on the web with the adapter's `description` alone (an
+/// empty string in most browsers): the non-empty ones of
+/// `GPUDevice.adapterInfo`'s `vendor`, `architecture`, `device` and
+/// `description`, e.g. "google swiftshader" in headless Chromium. `None`
+/// when the browser says nothing (or has no `adapterInfo`).
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn browser_adapter_name(device: &wgpu::Device) -> Option<String> {
+    use js_sys::Reflect;
+    use wasm_bindgen::JsValue;
+
+    let device: &JsValue = device.as_webgpu()?.as_ref();
+    // `Reflect::get` turns a throwing getter into an `Err`: nothing here can
+    // abort the page.
+    let info = Reflect::get(device, &JsValue::from_str("adapterInfo")).ok()?;
+    if info.is_undefined() || info.is_null() {
+        return None;
+    }
+    let words: Vec<String> = ["vendor", "architecture", "device", "description"]
+        .iter()
+        .filter_map(|field| Reflect::get(&info, &JsValue::from_str(field)).ok())
+        .filter_map(|value| value.as_string())
+        .map(|word| word.trim().to_string())
+        .filter(|word| !word.is_empty())
+        .collect();
+    let mut name: Vec<String> = Vec::new();
+    // A description often repeats the vendor or the architecture.
+    for word in words {
+        if !name.iter().any(|w| w.eq_ignore_ascii_case(&word)) {
+            name.push(word);
+        }
+    }
+    (!name.is_empty()).then(|| name.join(" "))
+}

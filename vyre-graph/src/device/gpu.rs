@@ -105,7 +105,10 @@ impl GpuOptions {
 /// Adapter facts worth printing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AdapterSummary {
-    /// e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" or "NVIDIA H200".
+    /// e.g. "llvmpipe (LLVM 15.0.6, 256 bits)" or "NVIDIA H200"; in a
+    /// browser, what it tells of its adapter (`GPUAdapterInfo`'s vendor,
+    /// architecture, device and description, those it gives: "google
+    /// swiftshader" in headless Chromium), empty only when it tells nothing.
     pub name: String,
     /// Vulkan, Metal, Dx12, Gl, …
     pub backend: wgpu::Backend,
@@ -222,6 +225,16 @@ impl std::fmt::Debug for Gpu {
 
 static NEXT_GPU_ID: AtomicU64 = AtomicU64::new(1);
 
+/// Why a device was lost, as [`BackendError::DeviceLost`] says it.
+fn lost_reason(reason: wgpu::DeviceLostReason, message: &str) -> String {
+    match (reason, message.trim()) {
+        (wgpu::DeviceLostReason::Destroyed, "") => "destroyed: `destroy()` was called on it".into(),
+        (wgpu::DeviceLostReason::Destroyed, m) => format!("destroyed: {m}"),
+        (_, "") => "lost for a reason the driver did not give".into(),
+        (_, m) => m.to_string(),
+    }
+}
+
 impl Gpu {
     /// Open the default adapter, blocking.
     ///
@@ -267,7 +280,7 @@ impl Gpu {
     pub async fn new_async(options: GpuOptions) -> Result<Self> {
         let instance = wgpu::Instance::new(instance_descriptor());
         let adapter = pick_adapter(&instance, options.power_preference).await?;
-        let summary = AdapterSummary::of(&adapter.get_info());
+        let mut summary = AdapterSummary::of(&adapter.get_info());
         let limits = if options.adapter_limits {
             adapter.limits()
         } else {
@@ -299,6 +312,7 @@ impl Gpu {
         // Errors the runtime does not capture in a scope must not abort the
         // process (wgpu's default handler panics); they are reported through
         // scopes or mapping results where it matters.
+        summary.name = super::adapter::adapter_name(&device, summary.name);
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
             eprintln!("vyre-graph: uncaptured wgpu error: {e}");
         }));
@@ -313,15 +327,14 @@ impl Gpu {
         // A lost device (a browser that reclaimed it, a driver reset) fails
         // the next run with `DeviceLost`, saying so, instead of a puzzling
         // validation error. Only on devices vyre opened: an adopted device's
-        // callback is the application's.
+        // callback is the application's. A destroyed device (`destroy()`,
+        // which a browser's page may call on it too) is lost as well.
         let lost = Arc::clone(&gpu.inner.lost);
         gpu.inner
             .device
             .set_device_lost_callback(move |reason, message| {
-                if reason != wgpu::DeviceLostReason::Destroyed {
-                    *lost.lock().unwrap_or_else(PoisonError::into_inner) =
-                        Some(format!("{reason:?}: {message}"));
-                }
+                *lost.lock().unwrap_or_else(PoisonError::into_inner) =
+                    Some(lost_reason(reason, &message));
             });
         Ok(gpu)
     }
@@ -371,7 +384,8 @@ impl Gpu {
         let info = adapter
             .as_ref()
             .map_or_else(|| device.adapter_info(), wgpu::Adapter::get_info);
-        let summary = AdapterSummary::of(&info);
+        let mut summary = AdapterSummary::of(&info);
+        summary.name = super::adapter::adapter_name(&device, summary.name);
         let limits = device.limits();
         Self::assemble(adapter, device, queue, summary, limits, transfer)
     }
@@ -590,9 +604,17 @@ impl Gpu {
                     timeout: timeout.unwrap_or_default(),
                 })
             }
-            Some(Err(e)) => Err(BackendError::ReadbackFailed {
-                reason: e.to_string(),
-            }),
+            Some(Err(e)) => {
+                // A destroyed device's submissions fail; wgpu reports the
+                // loss (the callback `new_async` set) on the next poll.
+                self.poll_once();
+                Err(match self.lost() {
+                    Some(reason) => BackendError::DeviceLost { reason },
+                    None => BackendError::ReadbackFailed {
+                        reason: e.to_string(),
+                    },
+                })
+            }
             None => Err(BackendError::ReadbackFailed {
                 reason: format!(
                     "wgpu panicked in each of {} polls of the device while this run waited",

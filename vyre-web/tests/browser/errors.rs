@@ -6,36 +6,10 @@
 
 use crate::common::{assert_same, own_gpu};
 
-use vyre_graph::{BackendError, DispatchConfig, Feed, Sink, graph};
+use crate::shared::pair::{Pair, pair_cpu as cpu};
+
+use vyre_graph::{BackendError, DispatchConfig, Feed, Sink};
 use wasm_bindgen_test::wasm_bindgen_test;
-
-graph! {
-    /// Two inputs of `n` elements: `y = x * 3 + z`.
-    pub struct Pair;
-
-    kernel mix = wgsl {
-        @group(0) @binding(0) var<storage, read> x: array<u32>;
-        @group(0) @binding(1) var<storage, read> z: array<u32>;
-        @group(0) @binding(2) var<storage, read_write> y: array<u32>;
-        @compute @workgroup_size(64)
-        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-            if g.x < arrayLength(&y) { y[g.x] = x[g.x] * 3u + z[g.x]; }
-        }
-    };
-
-    input x[n];
-    input z[n];
-    output y[n];
-
-    node mix(x: x, z: z, y: y) over n;
-}
-
-fn cpu(x: &[u32], z: &[u32]) -> Vec<u32> {
-    x.iter()
-        .zip(z)
-        .map(|(x, z)| x.wrapping_mul(3).wrapping_add(*z))
-        .collect()
-}
 
 #[wasm_bindgen_test]
 async fn a_wrong_input_length_is_named_then_the_graph_runs() {

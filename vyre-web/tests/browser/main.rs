@@ -8,9 +8,20 @@
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod common;
+/// What this suite shares with the native tests (`tests/common/shared/`):
+/// graphs, their CPU references, trace checks.
+#[path = "../../../tests/common/shared"]
+mod shared {
+    pub mod batches;
+    pub mod loops;
+    pub mod pair;
+    pub mod shapes;
+    pub mod trace_json;
+}
 
 mod append;
 mod batches;
+mod device_lost;
 mod errors;
 mod in_flight;
 mod loops;
@@ -19,4 +30,5 @@ mod quickstart;
 mod record;
 mod reduce_scan;
 mod textures;
+mod trace;
 mod untyped;
