@@ -58,7 +58,14 @@ struct Args {
 }
 
 fn parse() -> Result<Args, String> {
-    let mut args = Args { instances: 24, size: 65536, batches: 3, timeout: None, json: None, fault: None };
+    let mut args = Args {
+        instances: 24,
+        size: 65536,
+        batches: 3,
+        timeout: None,
+        json: None,
+        fault: None,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
@@ -86,7 +93,9 @@ fn size_of_instance(i: usize, size: usize) -> usize {
 }
 
 fn expected(x: u32) -> u32 {
-    x.wrapping_mul(x).wrapping_add(x.wrapping_mul(3)).wrapping_add(1)
+    x.wrapping_mul(x)
+        .wrapping_add(x.wrapping_mul(3))
+        .wrapping_add(1)
 }
 
 /// Rank 0's batch: instances over `xs`, outputs into `ys`.
@@ -107,7 +116,11 @@ fn batch<'a>(xs: &'a [Vec<u32>], ys: &'a mut [Vec<u32>]) -> Vec<Instance<'a>> {
 fn check(xs: &[Vec<u32>], ys: &[Vec<u32>]) -> Result<usize, String> {
     for (i, (x, y)) in xs.iter().zip(ys).enumerate() {
         if let Some(j) = (0..x.len()).find(|&j| y.get(j) != Some(&expected(x[j]))) {
-            return Err(format!("instance {i} element {j}: GPU {:?}, CPU {}", y.get(j), expected(x[j])));
+            return Err(format!(
+                "instance {i} element {j}: GPU {:?}, CPU {}",
+                y.get(j),
+                expected(x[j])
+            ));
         }
     }
     Ok(xs.len())
@@ -163,7 +176,9 @@ fn run() -> Result<i32, Box<dyn std::error::Error>> {
     if rank == 0 && args.json.is_some() {
         for _ in 0..args.batches {
             let start = Instant::now();
-            cluster.local().run_batch(&config, &mut batch(&xs, &mut ys))?;
+            cluster
+                .local()
+                .run_batch(&config, &mut batch(&xs, &mut ys))?;
             alone.push(start.elapsed().as_secs_f64() * 1e3);
         }
         check(&xs, &ys)?;
@@ -184,7 +199,10 @@ fn run() -> Result<i32, Box<dyn std::error::Error>> {
             // The same cluster runs the next batch correctly.
             cluster.run(&config, &mut batch(&xs, &mut ys))?;
             if rank == 0 {
-                println!("rank 0: the batch after the failure ran; checked {} instances against the CPU", check(&xs, &ys)?);
+                println!(
+                    "rank 0: the batch after the failure ran; checked {} instances against the CPU",
+                    check(&xs, &ys)?
+                );
             }
             return Ok(2);
         }
@@ -221,12 +239,32 @@ fn run() -> Result<i32, Box<dyn std::error::Error>> {
 }
 
 /// The overhead figures as JSON (medians over the batches after the first).
-fn json(args: &Args, ranks: usize, adapter: &str, rows: &[vyre_mpi::ClusterReport], alone: &mut [f64]) -> String {
+fn json(
+    args: &Args,
+    ranks: usize,
+    adapter: &str,
+    rows: &[vyre_mpi::ClusterReport],
+    alone: &mut [f64],
+) -> String {
     let later = if rows.len() > 1 { &rows[1..] } else { rows };
-    let pick = |f: &dyn Fn(&vyre_mpi::ClusterReport) -> u64| median(&mut later.iter().map(|r| ms(f(r))).collect::<Vec<_>>());
+    let pick = |f: &dyn Fn(&vyre_mpi::ClusterReport) -> u64| {
+        median(&mut later.iter().map(|r| ms(f(r))).collect::<Vec<_>>())
+    };
     let shares: Vec<String> = later
         .last()
-        .map(|r| r.shares.iter().map(|s| format!("{{\"rank\": {}, \"instances\": {}, \"engine_ms\": {:.3}}}", s.rank, s.instances, ms(s.engine_ns))).collect())
+        .map(|r| {
+            r.shares
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{{\"rank\": {}, \"instances\": {}, \"engine_ms\": {:.3}}}",
+                        s.rank,
+                        s.instances,
+                        ms(s.engine_ns)
+                    )
+                })
+                .collect()
+        })
         .unwrap_or_default();
     format!(
         "{{\"ranks\": {ranks}, \"adapter\": \"{adapter}\", \"instances\": {}, \"largest_instance\": {}, \"batches\": {}, \"local_engine_alone_ms\": {:.3}, \"batch_ms\": {:.3}, \"scatter_ms\": {:.3}, \"gather_ms\": {:.3}, \"overhead_ms\": {:.3}, \"last_shares\": [{}]}}\n",

@@ -298,9 +298,11 @@ impl<E: Engine> Cluster<E> {
                 let mut first = Some(error.into_backend());
                 (0..instances.len().max(1))
                     .map(|_| {
-                        Err(first.take().unwrap_or_else(|| BackendError::DispatchFailed {
-                            reason: format!("vyre-mpi: {reason}"),
-                        }))
+                        Err(first
+                            .take()
+                            .unwrap_or_else(|| BackendError::DispatchFailed {
+                                reason: format!("vyre-mpi: {reason}"),
+                            }))
                     })
                     .collect()
             }

@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 
-/// The exit code of a job ended because a rank did not answer in time.
-pub const TIMEOUT_EXIT_CODE: i32 = 124;
+/// The exit code of a job ended because a rank did not answer in time
+/// (not 124, which `timeout` gives a job it had to stop).
+pub const TIMEOUT_EXIT_CODE: i32 = 75;
 
 /// Sends and receives on the world communicator, each bounded by `timeout`.
 pub(crate) struct Link<'w> {
@@ -62,20 +63,21 @@ impl Link<'_> {
             let mut pending: Vec<_> = messages
                 .iter()
                 .map(|(rank, message)| {
-                    let request = self
-                        .world
-                        .process_at_rank(*rank)
-                        .immediate_send_with_tag(scope, &message[..], tag);
+                    let request = self.world.process_at_rank(*rank).immediate_send_with_tag(
+                        scope,
+                        &message[..],
+                        tag,
+                    );
                     (*rank, Some(request))
                 })
                 .collect();
             let mut backoff = Backoff(0);
             loop {
                 for (_, slot) in &mut pending {
-                    if let Some(request) = slot.take() {
-                        if let Err(request) = request.test() {
-                            *slot = Some(request);
-                        }
+                    if let Some(request) = slot.take()
+                        && let Err(request) = request.test()
+                    {
+                        *slot = Some(request);
                     }
                 }
                 let waiting: Vec<i32> = pending
@@ -95,7 +97,13 @@ impl Link<'_> {
     }
 
     /// Receives one message with `tag` from each of `ranks`, in `ranks`' order.
-    pub(crate) fn receive_all(&self, ranks: &[i32], tag: i32, doing: &str, batch: u64) -> Vec<Vec<u8>> {
+    pub(crate) fn receive_all(
+        &self,
+        ranks: &[i32],
+        tag: i32,
+        doing: &str,
+        batch: u64,
+    ) -> Vec<Vec<u8>> {
         let deadline = Instant::now() + self.timeout;
         let mut got: Vec<Option<Vec<u8>>> = vec![None; ranks.len()];
         let mut backoff = Backoff(0);
@@ -123,7 +131,14 @@ impl Link<'_> {
 
     /// The message with `tag` from `rank`, if one has arrived (received
     /// whole, within `deadline`).
-    fn try_receive(&self, rank: i32, tag: i32, deadline: Instant, doing: &str, batch: u64) -> Option<Vec<u8>> {
+    fn try_receive(
+        &self,
+        rank: i32,
+        tag: i32,
+        deadline: Instant,
+        doing: &str,
+        batch: u64,
+    ) -> Option<Vec<u8>> {
         let process = self.world.process_at_rank(rank);
         let (message, status) = process.immediate_matched_probe_with_tag(tag)?;
         let len = usize::try_from(status.count(u8::equivalent_datatype())).unwrap_or(0);

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use vyre_graph::{BatchReport, DispatchConfig, Engine, Feed, Instance, Sink};
+use vyre_graph::{BackendError, BatchReport, DispatchConfig, Engine, Feed, Instance, Sink};
 
 use crate::cluster::{Cluster, ClusterReport, Fault, ShareReport};
 use crate::error::MpiError;
@@ -24,9 +24,10 @@ impl<E: Engine> Cluster<E> {
         let join = wire::write_note(batch, Ok(instances.len() as u64));
         link.send_all(&[(0, join)], tag::JOIN, "take this rank's join", batch);
         let message = link.receive_all(&[0], tag::SHARE, "send this rank its share", batch);
-        let share = message
-            .first()
-            .map_or_else(|| Err("no share".to_string()), |m| wire::read_share(m, batch));
+        let share = message.first().map_or_else(
+            || Err("no share".to_string()),
+            |m| wire::read_share(m, batch),
+        );
         let (reply, report, ran) = match share {
             Ok(Err(reason)) => return Err(MpiError::Remote(reason)),
             Err(reason) => (
@@ -46,11 +47,19 @@ impl<E: Engine> Cluster<E> {
         };
         let engine_ns = reply.wall_ns;
         let message = wire::write_reply(batch, &reply);
-        link.send_all(&[(0, message)], tag::REPLY, "take this rank's results", batch);
+        link.send_all(
+            &[(0, message)],
+            tag::REPLY,
+            "take this rank's results",
+            batch,
+        );
         let outcome = link.receive_all(&[0], tag::OUTCOME, "send the batch's outcome", batch);
         let outcome = outcome
             .first()
-            .map_or_else(|| Err("no outcome".to_string()), |m| wire::read_note(m, batch))
+            .map_or_else(
+                || Err("no outcome".to_string()),
+                |m| wire::read_note(m, batch),
+            )
             .map_err(|reason| MpiError::Protocol { rank: 0, reason })?;
         self.state().last = Some(ClusterReport {
             batch,
@@ -85,16 +94,22 @@ impl<E: Engine> Cluster<E> {
         match self.take_fault() {
             None => {}
             Some(Fault::Exit) => {
-                eprintln!("vyre-mpi test hook: rank {rank} exits (code 3) in the middle of the batch");
+                eprintln!(
+                    "vyre-mpi test hook: rank {rank} exits (code 3) in the middle of the batch"
+                );
                 std::process::exit(3);
             }
             Some(Fault::Stall) => {
-                eprintln!("vyre-mpi test hook: rank {rank} stops answering in the middle of the batch");
+                eprintln!(
+                    "vyre-mpi test hook: rank {rank} stops answering in the middle of the batch"
+                );
                 loop {
                     std::thread::sleep(std::time::Duration::from_secs(1));
                 }
             }
-            Some(Fault::Panic) => panic!("vyre-mpi test hook: rank {rank} panics in the middle of the batch"),
+            Some(Fault::Panic) => {
+                panic!("vyre-mpi test hook: rank {rank} panics in the middle of the batch")
+            }
             Some(Fault::CorruptFeed) => {
                 if let Some(feed) = work.first_mut().and_then(|w| w.feeds.first_mut()) {
                     feed.pop();
@@ -122,7 +137,13 @@ impl<E: Engine> Cluster<E> {
                             self.rank(),
                             item.index
                         );
-                        return (Reply { wall_ns: 0, runs: Err(reason) }, None);
+                        return (
+                            Reply {
+                                wall_ns: 0,
+                                runs: Err(reason),
+                            },
+                            None,
+                        );
                     }
                 }
             }
@@ -149,11 +170,12 @@ impl<E: Engine> Cluster<E> {
         let result = self.local.run_batch(config, &mut instances);
         let wall_ns = elapsed_ns(start).max(1);
         drop(instances);
+        let global: Vec<u64> = work.iter().map(|w| w.index).collect();
         match result {
             Err(error) => (
                 Reply {
                     wall_ns,
-                    runs: Err(error.to_string()),
+                    runs: Err(cause(&error, &global)),
                 },
                 None,
             ),
@@ -167,12 +189,33 @@ impl<E: Engine> Cluster<E> {
                             device: run.device as u64,
                             outputs,
                         },
-                        Err(error) => Done::Failed(error.to_string()),
+                        Err(error) => Done::Failed(cause(error, &[])),
                     })
                     .collect();
-                (Reply { wall_ns, runs: Ok(runs) }, Some(report))
+                (
+                    Reply {
+                        wall_ns,
+                        runs: Ok(runs),
+                    },
+                    Some(report),
+                )
             }
         }
+    }
+}
+
+/// What a share's engine said, with the instance it names (a position in
+/// the share) renamed to its position in rank 0's batch (`global`); with no
+/// `global`, an instance's own error without the instance (the caller
+/// names it).
+pub(crate) fn cause(error: &BackendError, global: &[u64]) -> String {
+    match error {
+        BackendError::BatchInstance { source, .. } if global.is_empty() => source.to_string(),
+        BackendError::BatchInstance { index, source, .. } => match global.get(*index) {
+            Some(g) => format!("instance {g} of the batch: {source}"),
+            None => error.to_string(),
+        },
+        other => other.to_string(),
     }
 }
 

@@ -11,7 +11,7 @@ use vyre_graph::{
 
 use crate::cluster::{Cluster, ClusterReport, ShareReport};
 use crate::error::MpiError;
-use crate::member::elapsed_ns;
+use crate::member::{cause, elapsed_ns};
 use crate::wire::{self, Done, Reply, SinkKind, Work, tag};
 
 /// The largest message MPI's `int` count carries.
@@ -37,7 +37,12 @@ impl<E: Engine> Cluster<E> {
             Err(error) => {
                 let stop = wire::write_share(batch, Err(&error.to_string()));
                 let all: Vec<(i32, Vec<u8>)> = others.iter().map(|&r| (r, stop.clone())).collect();
-                link.send_all(&all, tag::SHARE, "take the news that the batch stops", batch);
+                link.send_all(
+                    &all,
+                    tag::SHARE,
+                    "take the news that the batch stops",
+                    batch,
+                );
                 return Err(error);
             }
         };
@@ -46,7 +51,9 @@ impl<E: Engine> Cluster<E> {
         drop(sent);
         let scatter_ns = elapsed_ns(start);
 
-        let mine: Vec<usize> = (0..owners.len()).filter(|&i| owners.get(i) == Some(&0)).collect();
+        let mine: Vec<usize> = (0..owners.len())
+            .filter(|&i| owners.get(i) == Some(&0))
+            .collect();
         let local_start = Instant::now();
         let local = run_subset(&self.local, config, instances, &mine);
         let local_ns = elapsed_ns(local_start).max(1);
@@ -55,14 +62,27 @@ impl<E: Engine> Cluster<E> {
         let replies = link.receive_all(&others, tag::REPLY, "send its results", batch);
         let mut runs: Vec<Option<Result<RunReport>>> = (0..instances.len()).map(|_| None).collect();
         let (mut report, mut failure) = take_local(local, &mine, &mut runs);
-        let mut shares = vec![ShareReport { rank: 0, instances: mine.len(), engine_ns: local_ns }];
+        let mut shares = vec![ShareReport {
+            rank: 0,
+            instances: mine.len(),
+            engine_ns: local_ns,
+        }];
         for (&rank, message) in others.iter().zip(&replies) {
             let rank = usize::try_from(rank).unwrap_or(0);
-            let theirs: Vec<usize> = (0..owners.len()).filter(|&i| owners.get(i) == Some(&rank)).collect();
-            let reply = wire::read_reply(message, batch).map_err(|reason| MpiError::Protocol { rank, reason });
+            let theirs: Vec<usize> = (0..owners.len())
+                .filter(|&i| owners.get(i) == Some(&rank))
+                .collect();
+            let reply = wire::read_reply(message, batch)
+                .map_err(|reason| MpiError::Protocol { rank, reason });
             let engine_ns = reply.as_ref().map_or(0, |r| r.wall_ns);
-            shares.push(ShareReport { rank, instances: theirs.len(), engine_ns });
-            if let Err(error) = reply.and_then(|reply| gather(rank, reply, &theirs, instances, &mut runs)) {
+            shares.push(ShareReport {
+                rank,
+                instances: theirs.len(),
+                engine_ns,
+            });
+            if let Err(error) =
+                reply.and_then(|reply| gather(rank, reply, &theirs, instances, &mut runs))
+            {
                 failure.get_or_insert(error);
             }
         }
@@ -85,10 +105,19 @@ impl<E: Engine> Cluster<E> {
         if let Some(error) = failure {
             return Err(error);
         }
-        let mut report = report.take().ok_or(MpiError::Rank { rank: 0, cause: "its engine gave no report".into() })?;
+        let mut report = report.take().ok_or(MpiError::Rank {
+            rank: 0,
+            cause: "its engine gave no report".into(),
+        })?;
         report.runs = runs
             .into_iter()
-            .map(|run| run.unwrap_or_else(|| Err(BackendError::DispatchFailed { reason: "vyre-mpi: an instance no rank ran".into() })))
+            .map(|run| {
+                run.unwrap_or_else(|| {
+                    Err(BackendError::DispatchFailed {
+                        reason: "vyre-mpi: an instance no rank ran".into(),
+                    })
+                })
+            })
             .collect();
         Ok(report)
     }
@@ -99,7 +128,11 @@ impl<E: Engine> Cluster<E> {
 
     /// Which rank runs each instance, and each other rank's share as a
     /// message.
-    fn split(&self, batch: u64, instances: &[Instance<'_>]) -> std::result::Result<(Vec<usize>, Vec<Vec<u8>>), MpiError> {
+    fn split(
+        &self,
+        batch: u64,
+        instances: &[Instance<'_>],
+    ) -> std::result::Result<(Vec<usize>, Vec<Vec<u8>>), MpiError> {
         let sizes: Vec<u64> = instances.iter().map(|i| i.n).collect();
         let pinned: Vec<bool> = instances
             .iter()
@@ -117,7 +150,10 @@ impl<E: Engine> Cluster<E> {
                 .collect();
             let message = wire::write_share(batch, Ok(&work));
             if message.len() > MAX_MESSAGE {
-                return Err(MpiError::TooLarge { rank, bytes: message.len() });
+                return Err(MpiError::TooLarge {
+                    rank,
+                    bytes: message.len(),
+                });
             }
             messages.push(message);
         }
@@ -146,7 +182,10 @@ fn check_joins(joins: &[Vec<u8>], batch: u64) -> std::result::Result<(), MpiErro
         match wire::read_note(join, batch) {
             Ok(Ok(0)) => {}
             Ok(Ok(count)) => {
-                return Err(MpiError::NotRankZero { rank, instances: usize::try_from(count).unwrap_or(usize::MAX) });
+                return Err(MpiError::NotRankZero {
+                    rank,
+                    instances: usize::try_from(count).unwrap_or(usize::MAX),
+                });
             }
             Ok(Err(reason)) | Err(reason) => return Err(MpiError::Protocol { rank, reason }),
         }
@@ -212,7 +251,10 @@ fn run_subset<E: Engine>(
     let mut taken: Vec<Instance<'_>> = Vec::with_capacity(indices.len());
     for &i in indices {
         if let Some(slot) = instances.get_mut(i) {
-            taken.push(std::mem::replace(slot, Instance::new(0, Vec::new(), Vec::new())));
+            taken.push(std::mem::replace(
+                slot,
+                Instance::new(0, Vec::new(), Vec::new()),
+            ));
         }
     }
     let result = engine.run_batch(config, &mut taken);
@@ -233,7 +275,16 @@ fn take_local(
 ) -> (Option<BatchReport>, Option<MpiError>) {
     let mut report = match local {
         Ok(report) => report,
-        Err(error) => return (None, Some(MpiError::Rank { rank: 0, cause: error.to_string() })),
+        Err(error) => {
+            let global: Vec<u64> = mine.iter().map(|&i| i as u64).collect();
+            return (
+                None,
+                Some(MpiError::Rank {
+                    rank: 0,
+                    cause: cause(&error, &global),
+                }),
+            );
+        }
     };
     let mut failure = None;
     for (&index, run) in mine.iter().zip(std::mem::take(&mut report.runs)) {
@@ -243,7 +294,11 @@ fn take_local(
                 Ok(run)
             }
             Err(error) => {
-                failure.get_or_insert(MpiError::Instance { rank: 0, index, cause: error.to_string() });
+                failure.get_or_insert(MpiError::Instance {
+                    rank: 0,
+                    index,
+                    cause: cause(&error, &[]),
+                });
                 Err(error)
             }
         };
@@ -272,17 +327,25 @@ fn gather(
     }
     let mut failure = None;
     for (&index, done) in theirs.iter().zip(done) {
-        let Some(instance) = instances.get_mut(index) else { continue };
+        let Some(instance) = instances.get_mut(index) else {
+            continue;
+        };
         let run = match done {
             Done::Failed(cause) => {
                 let error = MpiError::Instance { rank, index, cause };
-                let run = Err(BackendError::DispatchFailed { reason: format!("vyre-mpi: {error}") });
+                let run = Err(BackendError::DispatchFailed {
+                    reason: format!("vyre-mpi: {error}"),
+                });
                 failure.get_or_insert(error);
                 run
             }
             Done::Ok { device, outputs } => {
                 write_sinks(rank, index, &mut instance.sinks, &outputs)?;
-                Ok(RunReport::elsewhere(instance.n, rank, usize::try_from(device).unwrap_or(0)))
+                Ok(RunReport::elsewhere(
+                    instance.n,
+                    rank,
+                    usize::try_from(device).unwrap_or(0),
+                ))
             }
         };
         if let Some(slot) = runs.get_mut(index) {
@@ -293,11 +356,20 @@ fn gather(
 }
 
 /// One instance's outputs from `rank` into its sinks.
-fn write_sinks(rank: usize, index: usize, sinks: &mut [Sink<'_>], outputs: &[Vec<u8>]) -> std::result::Result<(), MpiError> {
+fn write_sinks(
+    rank: usize,
+    index: usize,
+    sinks: &mut [Sink<'_>],
+    outputs: &[Vec<u8>],
+) -> std::result::Result<(), MpiError> {
     if sinks.len() != outputs.len() {
         return Err(MpiError::Protocol {
             rank,
-            reason: format!("{} outputs for instance {index}, which has {} sinks", outputs.len(), sinks.len()),
+            reason: format!(
+                "{} outputs for instance {index}, which has {} sinks",
+                outputs.len(),
+                sinks.len()
+            ),
         });
     }
     for (k, (sink, bytes)) in sinks.iter_mut().zip(outputs).enumerate() {
@@ -305,7 +377,11 @@ fn write_sinks(rank: usize, index: usize, sinks: &mut [Sink<'_>], outputs: &[Vec
             if dst.len() != bytes.len() {
                 return Err(MpiError::Protocol {
                     rank,
-                    reason: format!("{} bytes for output {k} of instance {index}, whose sink holds {}", bytes.len(), dst.len()),
+                    reason: format!(
+                        "{} bytes for output {k} of instance {index}, whose sink holds {}",
+                        bytes.len(),
+                        dst.len()
+                    ),
                 });
             }
             dst.copy_from_slice(bytes);

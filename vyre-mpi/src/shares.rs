@@ -55,7 +55,11 @@ impl Throughput {
         let own: Option<Vec<f64>> = (0..ranks)
             .map(|r| self.learned.get(&(r, c)).copied())
             .collect();
-        let means = || (0..ranks).map(|r| self.mean(r)).collect::<Option<Vec<f64>>>();
+        let means = || {
+            (0..ranks)
+                .map(|r| self.mean(r))
+                .collect::<Option<Vec<f64>>>()
+        };
         own.or_else(means)
             .filter(|w| w.iter().all(|&x| x.is_finite() && x > 0.0))
             .unwrap_or_else(|| vec![1.0; ranks])
@@ -109,7 +113,9 @@ mod tests {
         t.learn(1, &[1000; 4], 1_333_333);
         t.learn(2, &[1000; 4], 4_000_000);
         let owners = t.assign(3, &[1000; 10], &[]);
-        let counts: Vec<usize> = (0..3).map(|r| owners.iter().filter(|&&o| o == r).count()).collect();
+        let counts: Vec<usize> = (0..3)
+            .map(|r| owners.iter().filter(|&&o| o == r).count())
+            .collect();
         assert_eq!(counts, vec![2, 6, 2]);
     }
 
