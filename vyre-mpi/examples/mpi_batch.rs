@@ -16,8 +16,9 @@
 //! overhead figures, written by rank 0). Failures, for the tests:
 //! `--exit-rank R`, `--panic-rank R`, `--stall-rank R` (that rank exits,
 //! panics or stops answering in the middle of the first batch) and
-//! `--fail-rank R` (that rank's engine refuses its share; every rank then
-//! runs a clean batch again and exits with code 2).
+//! `--fail-rank R` (that rank's engine refuses its share) and
+//! `--member-batch R` (that rank passes a batch of its own, which only rank
+//! 0 may): every rank then runs a clean batch again and exits with code 2.
 
 use std::time::{Duration, Instant};
 
@@ -55,6 +56,7 @@ struct Args {
     timeout: Option<u64>,
     json: Option<String>,
     fault: Option<(usize, Fault)>,
+    member_batch: Option<usize>,
 }
 
 fn parse() -> Result<Args, String> {
@@ -65,6 +67,7 @@ fn parse() -> Result<Args, String> {
         timeout: None,
         json: None,
         fault: None,
+        member_batch: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -81,6 +84,7 @@ fn parse() -> Result<Args, String> {
             "--panic-rank" => args.fault = Some((number(value()?)?, Fault::Panic)),
             "--stall-rank" => args.fault = Some((number(value()?)?, Fault::Stall)),
             "--fail-rank" => args.fault = Some((number(value()?)?, Fault::CorruptFeed)),
+            "--member-batch" => args.member_batch = Some(number(value()?)?),
             other => return Err(format!("unknown option {other} (see the example's docs)")),
         }
     }
@@ -192,7 +196,13 @@ fn run() -> Result<i32, Box<dyn std::error::Error>> {
     let mut checked = 0;
     for b in 1..=args.batches {
         let start = Instant::now();
-        let result = cluster.run(&config, &mut batch(&xs, &mut ys));
+        // `--member-batch R`: rank R wrongly passes a batch of its own.
+        let (own_x, mut own_y) = (vec![vec![1u32; 4]], vec![vec![0u32; 4]]);
+        let result = if b == 1 && args.member_batch == Some(rank) && rank != 0 {
+            cluster.run(&config, &mut batch(&own_x, &mut own_y))
+        } else {
+            cluster.run(&config, &mut batch(&xs, &mut ys))
+        };
         let wall = start.elapsed();
         if let Err(error) = result {
             println!("rank {rank}: batch {b} failed: {error}");

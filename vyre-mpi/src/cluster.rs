@@ -146,8 +146,8 @@ pub(crate) struct State {
 /// let mut y = vec![0u32; 1000];
 /// let mut batch = Vec::new();
 /// if cluster.rank() == 0 {
-///     batch.push(Instance::new(1000, vec![Feed::Host(bytemuck::cast_slice(&x))],
-///         vec![Sink::Host(bytemuck::cast_slice_mut(&mut y))]));
+///     batch.push(Instance::new(1000, vec![Feed::Host(vyre_graph::bytemuck::cast_slice(&x))],
+///         vec![Sink::Host(vyre_graph::bytemuck::cast_slice_mut(&mut y))]));
 /// }
 /// // Every rank calls it; rank 0's instances are the batch.
 /// cluster.run_batch(&DispatchConfig::default(), &mut batch)?;

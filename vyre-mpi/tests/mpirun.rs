@@ -200,3 +200,22 @@ fn a_rank_that_stops_answering_is_named_when_the_timeout_runs_out() {
         job.output
     );
 }
+
+#[test]
+fn a_batch_passed_on_another_rank_than_zero_fails_on_every_rank_naming_it() {
+    let job = mpirun(2, &["--quick", "--member-batch", "1"]);
+    assert_eq!(job.code.map(|c| c != 0), Some(true), "{}", job.output);
+    assert!(job.took < BOUND, "took {:?}", job.took);
+    for rank in 0..2 {
+        let line = format!(
+            "rank {rank}: batch 1 failed: rank 1 passed 1 instance(s) to the batch, but only rank 0's"
+        );
+        assert!(job.output.contains(&line), "rank {rank}:\n{}", job.output);
+    }
+    assert!(
+        job.output
+            .contains("the batch after the failure ran; checked 8 instances"),
+        "{}",
+        job.output
+    );
+}
