@@ -1,0 +1,363 @@
+//! The messages of one batch, as bytes: what rank 0 sends each rank (its
+//! share, or the news that the batch failed before anything ran), what
+//! each rank sends back (per instance its outputs or its error, and its
+//! wall time), and the outcome rank 0 sends everyone at the end.
+//!
+//! Every message starts with the batch's number, so a rank that called
+//! `run_batch` a different number of times is caught, not misread.
+//! Integers are little-endian `u64`s; bytes and strings carry their length
+//! first.
+
+/// The tag of each message kind.
+pub(crate) mod tag {
+    /// Rank r to 0: "I am in batch b, with k instances of my own".
+    pub(crate) const JOIN: i32 = 0x7601;
+    /// 0 to rank r: its share, or why the batch will not run.
+    pub(crate) const SHARE: i32 = 0x7602;
+    /// Rank r to 0: its results.
+    pub(crate) const REPLY: i32 = 0x7603;
+    /// 0 to rank r: whether the batch succeeded.
+    pub(crate) const OUTCOME: i32 = 0x7604;
+}
+
+/// A sink as a remote rank sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SinkKind {
+    /// Not read back.
+    Skip,
+    /// Read back into this many bytes.
+    Host(u64),
+}
+
+/// One instance of a share.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Work {
+    /// Its index in rank 0's batch.
+    pub(crate) index: u64,
+    /// Its problem size.
+    pub(crate) n: u64,
+    /// Each host feed's bytes.
+    pub(crate) feeds: Vec<Vec<u8>>,
+    /// Each sink.
+    pub(crate) sinks: Vec<SinkKind>,
+}
+
+/// What a rank did with one instance.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Done {
+    /// It ran on this device of the rank; each sink's bytes (empty for a
+    /// skipped one).
+    Ok { device: u64, outputs: Vec<Vec<u8>> },
+    /// It failed with this message.
+    Failed(String),
+}
+
+/// A rank's reply.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Reply {
+    /// Host nanoseconds its engine took for the share.
+    pub(crate) wall_ns: u64,
+    /// Per instance of the share, or the engine's error for the whole.
+    pub(crate) runs: Result<Vec<Done>, String>,
+}
+
+/// Writes a message.
+#[derive(Default)]
+pub(crate) struct Writer(pub(crate) Vec<u8>);
+
+impl Writer {
+    pub(crate) fn new(batch: u64) -> Self {
+        let mut w = Writer(Vec::new());
+        w.u64(batch);
+        w
+    }
+
+    pub(crate) fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+
+    pub(crate) fn bytes(&mut self, b: &[u8]) {
+        self.u64(b.len() as u64);
+        self.0.extend_from_slice(b);
+    }
+
+    pub(crate) fn str(&mut self, s: &str) {
+        self.bytes(s.as_bytes());
+    }
+}
+
+/// Reads a message; every read fails (`None`) past its end.
+pub(crate) struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    /// A reader of `message`, after checking it is of batch `batch`.
+    pub(crate) fn new(message: &'a [u8], batch: u64) -> Result<Self, String> {
+        let mut r = Reader(message);
+        match r.u64() {
+            Some(b) if b == batch => Ok(r),
+            Some(b) => Err(format!(
+                "a message of its batch {b} arrived during batch {batch}: every rank must call run_batch the same number of times"
+            )),
+            None => Err("an empty message".into()),
+        }
+    }
+
+    pub(crate) fn u64(&mut self) -> Option<u64> {
+        let (head, rest) = self.0.split_first_chunk::<8>()?;
+        self.0 = rest;
+        Some(u64::from_le_bytes(*head))
+    }
+
+    pub(crate) fn bytes(&mut self) -> Option<&'a [u8]> {
+        let len = usize::try_from(self.u64()?).ok()?;
+        if len > self.0.len() {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(len);
+        self.0 = rest;
+        Some(head)
+    }
+
+    pub(crate) fn string(&mut self) -> Option<String> {
+        Some(String::from_utf8_lossy(self.bytes()?).into_owned())
+    }
+
+    /// A count of items that each take at least `min` bytes, checked
+    /// against what is left (so a corrupt count cannot allocate much).
+    pub(crate) fn count(&mut self, min: usize) -> Option<usize> {
+        let count = usize::try_from(self.u64()?).ok()?;
+        (count.saturating_mul(min.max(1)) <= self.0.len()).then_some(count)
+    }
+
+    pub(crate) fn is_done(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// A share: `Ok` work, or `Err` why the batch stops before running.
+pub(crate) fn write_share(batch: u64, share: Result<&[Work], &str>) -> Vec<u8> {
+    let mut w = Writer::new(batch);
+    match share {
+        Err(reason) => {
+            w.u64(0);
+            w.str(reason);
+        }
+        Ok(work) => {
+            w.u64(1);
+            w.u64(work.len() as u64);
+            for item in work {
+                w.u64(item.index);
+                w.u64(item.n);
+                w.u64(item.feeds.len() as u64);
+                for feed in &item.feeds {
+                    w.bytes(feed);
+                }
+                w.u64(item.sinks.len() as u64);
+                for sink in &item.sinks {
+                    match *sink {
+                        SinkKind::Skip => w.u64(u64::MAX),
+                        SinkKind::Host(len) => w.u64(len),
+                    }
+                }
+            }
+        }
+    }
+    w.0
+}
+
+/// Reads a share written by [`write_share`]: `Ok(Ok(work))`, `Ok(Err(reason))`
+/// for a batch that stops, `Err` for a message that does not parse.
+pub(crate) fn read_share(message: &[u8], batch: u64) -> Result<Result<Vec<Work>, String>, String> {
+    let mut r = Reader::new(message, batch)?;
+    let bad = || "a share that does not parse".to_string();
+    if r.u64().ok_or_else(bad)? == 0 {
+        return Ok(Err(r.string().ok_or_else(bad)?));
+    }
+    let count = r.count(32).ok_or_else(bad)?;
+    let mut work = Vec::with_capacity(count);
+    for _ in 0..count {
+        let index = r.u64().ok_or_else(bad)?;
+        let n = r.u64().ok_or_else(bad)?;
+        let feeds = (0..r.count(8).ok_or_else(bad)?)
+            .map(|_| r.bytes().map(<[u8]>::to_vec))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(bad)?;
+        let sinks = (0..r.count(8).ok_or_else(bad)?)
+            .map(|_| {
+                r.u64().map(|len| match len {
+                    u64::MAX => SinkKind::Skip,
+                    len => SinkKind::Host(len),
+                })
+            })
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(bad)?;
+        work.push(Work {
+            index,
+            n,
+            feeds,
+            sinks,
+        });
+    }
+    if !r.is_done() {
+        return Err(bad());
+    }
+    Ok(Ok(work))
+}
+
+/// A reply.
+pub(crate) fn write_reply(batch: u64, reply: &Reply) -> Vec<u8> {
+    let mut w = Writer::new(batch);
+    w.u64(reply.wall_ns);
+    match &reply.runs {
+        Err(reason) => {
+            w.u64(0);
+            w.str(reason);
+        }
+        Ok(runs) => {
+            w.u64(1);
+            w.u64(runs.len() as u64);
+            for run in runs {
+                match run {
+                    Done::Failed(reason) => {
+                        w.u64(0);
+                        w.str(reason);
+                    }
+                    Done::Ok { device, outputs } => {
+                        w.u64(1);
+                        w.u64(*device);
+                        w.u64(outputs.len() as u64);
+                        for out in outputs {
+                            w.bytes(out);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    w.0
+}
+
+/// Reads a reply written by [`write_reply`].
+pub(crate) fn read_reply(message: &[u8], batch: u64) -> Result<Reply, String> {
+    let mut r = Reader::new(message, batch)?;
+    let bad = || "a reply that does not parse".to_string();
+    let wall_ns = r.u64().ok_or_else(bad)?;
+    if r.u64().ok_or_else(bad)? == 0 {
+        let reason = r.string().ok_or_else(bad)?;
+        return Ok(Reply {
+            wall_ns,
+            runs: Err(reason),
+        });
+    }
+    let count = r.count(16).ok_or_else(bad)?;
+    let mut runs = Vec::with_capacity(count);
+    for _ in 0..count {
+        if r.u64().ok_or_else(bad)? == 0 {
+            runs.push(Done::Failed(r.string().ok_or_else(bad)?));
+            continue;
+        }
+        let device = r.u64().ok_or_else(bad)?;
+        let outputs = (0..r.count(8).ok_or_else(bad)?)
+            .map(|_| r.bytes().map(<[u8]>::to_vec))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(bad)?;
+        runs.push(Done::Ok { device, outputs });
+    }
+    if !r.is_done() {
+        return Err(bad());
+    }
+    Ok(Reply {
+        wall_ns,
+        runs: Ok(runs),
+    })
+}
+
+/// A join or an outcome: a number (instances) or a message (the error).
+pub(crate) fn write_note(batch: u64, note: Result<u64, &str>) -> Vec<u8> {
+    let mut w = Writer::new(batch);
+    match note {
+        Ok(v) => {
+            w.u64(1);
+            w.u64(v);
+        }
+        Err(reason) => {
+            w.u64(0);
+            w.str(reason);
+        }
+    }
+    w.0
+}
+
+/// Reads a note written by [`write_note`].
+pub(crate) fn read_note(message: &[u8], batch: u64) -> Result<Result<u64, String>, String> {
+    let mut r = Reader::new(message, batch)?;
+    let bad = || "a message that does not parse".to_string();
+    let note = if r.u64().ok_or_else(bad)? == 1 {
+        Ok(r.u64().ok_or_else(bad)?)
+    } else {
+        Err(r.string().ok_or_else(bad)?)
+    };
+    if !r.is_done() {
+        return Err(bad());
+    }
+    Ok(note)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_replies_and_notes_round_trip() {
+        let work = vec![
+            Work {
+                index: 7,
+                n: 3,
+                feeds: vec![vec![1, 2, 3], vec![]],
+                sinks: vec![SinkKind::Host(12), SinkKind::Skip],
+            },
+            Work {
+                index: 9,
+                n: 0,
+                feeds: vec![],
+                sinks: vec![],
+            },
+        ];
+        let message = write_share(4, Ok(&work));
+        assert_eq!(read_share(&message, 4), Ok(Ok(work)));
+        assert_eq!(
+            read_share(&write_share(4, Err("no")), 4),
+            Ok(Err("no".into()))
+        );
+        let reply = Reply {
+            wall_ns: 5,
+            runs: Ok(vec![
+                Done::Ok {
+                    device: 1,
+                    outputs: vec![vec![9; 12], vec![]],
+                },
+                Done::Failed("bad".into()),
+            ]),
+        };
+        assert_eq!(read_reply(&write_reply(4, &reply), 4), Ok(reply));
+        assert_eq!(read_note(&write_note(4, Ok(3)), 4), Ok(Ok(3)));
+        assert_eq!(read_note(&write_note(4, Err("x")), 4), Ok(Err("x".into())));
+    }
+
+    #[test]
+    fn another_batch_or_a_cut_message_is_an_error_not_a_misreading() {
+        let message = write_share(4, Err("no"));
+        assert!(read_share(&message, 5).unwrap_err().contains("batch 4"));
+        for len in 0..message.len() {
+            assert!(read_share(&message[..len], 4).is_err(), "cut at {len}");
+        }
+        let mut long = write_note(1, Ok(2));
+        long.push(0);
+        assert!(read_note(&long, 1).is_err());
+        // A huge count is refused before anything is allocated.
+        let mut w = Writer::new(1);
+        w.u64(1);
+        w.u64(u64::MAX / 2);
+        assert!(read_share(&w.0, 1).is_err());
+    }
+}
