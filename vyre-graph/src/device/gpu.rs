@@ -173,6 +173,9 @@ struct GpuInner {
     /// Whether popped scopes answer later, as in a browser, for vyre's own
     /// tests ([`Gpu::defer_scope_errors`]).
     defer_scopes: AtomicBool,
+    /// Submissions still to go before the device is destroyed as lost (0:
+    /// never), for vyre's own tests ([`Gpu::inject_device_loss`]).
+    lose_after: AtomicUsize,
 }
 
 impl Polled for GpuInner {
@@ -267,7 +270,13 @@ impl Gpu {
     pub async fn new_async(options: GpuOptions) -> Result<Self> {
         let instance = wgpu::Instance::new(instance_descriptor());
         let adapter = pick_adapter(&instance, options.power_preference).await?;
-        let summary = AdapterSummary::of(&adapter.get_info());
+        Self::open_adapter(adapter, &options).await
+    }
+
+    /// Open a device of `adapter` with `options` (what [`Gpu::new_async`]
+    /// does once it has picked an adapter; a device set opens each adapter
+    /// it matched with it, several times for several devices).
+    pub(crate) async fn open_adapter(adapter: wgpu::Adapter, options: &GpuOptions) -> Result<Self> {
         let limits = if options.adapter_limits {
             adapter.limits()
         } else {
@@ -282,6 +291,38 @@ impl Gpu {
                     | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
                     | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
         }
+        Self::request(adapter, features, limits, options.transfer).await
+    }
+
+    /// A fresh device of this `Gpu`'s adapter, with the features, limits
+    /// and transfer options of this one (a device set's `retry` of a lost
+    /// device): a new `Gpu`, with its own id.
+    ///
+    /// # Errors
+    /// [`BackendError::DeviceRequestFailed`] when the adapter refuses, or
+    /// when this `Gpu` was adopted without its adapter.
+    pub(crate) async fn reopen(&self) -> Result<Self> {
+        let Some(adapter) = self.inner.adapter.clone() else {
+            return Err(BackendError::DeviceRequestFailed {
+                adapter: self.inner.summary.name.clone(),
+                reason: "the Gpu was adopted with `Gpu::from_wgpu` without its adapter, so no \
+                         new device can be requested; pass the adapter to `Gpu::from_wgpu`"
+                    .into(),
+            });
+        };
+        let features = self.inner.device.features();
+        let limits = self.inner.limits.clone();
+        Self::request(adapter, features, limits, Some(self.inner.transfer)).await
+    }
+
+    /// Request a device of `adapter` and assemble the `Gpu`.
+    async fn request(
+        adapter: wgpu::Adapter,
+        features: wgpu::Features,
+        limits: wgpu::Limits,
+        transfer: Option<TransferOptions>,
+    ) -> Result<Self> {
+        let summary = AdapterSummary::of(&adapter.get_info());
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("vyre"),
@@ -302,14 +343,7 @@ impl Gpu {
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
             eprintln!("vyre-graph: uncaptured wgpu error: {e}");
         }));
-        let gpu = Self::assemble(
-            Some(adapter),
-            device,
-            queue,
-            summary,
-            limits,
-            options.transfer,
-        );
+        let gpu = Self::assemble(Some(adapter), device, queue, summary, limits, transfer);
         // A lost device (a browser that reclaimed it, a driver reset) fails
         // the next run with `DeviceLost`, saying so, instead of a puzzling
         // validation error. Only on devices vyre opened: an adopted device's
@@ -403,6 +437,7 @@ impl Gpu {
                 transfer,
                 backend_panics: AtomicUsize::new(0),
                 defer_scopes: AtomicBool::new(false),
+                lose_after: AtomicUsize::new(0),
             }),
         }
     }
@@ -563,7 +598,44 @@ impl Gpu {
             .counters
             .submissions
             .fetch_add(1, Ordering::Relaxed);
-        self.inner.queue.submit(std::iter::once(command))
+        let index = self.inner.queue.submit(std::iter::once(command));
+        self.lose_if_due();
+        index
+    }
+
+    /// Destroy the device as lost when an injected loss is due after this
+    /// submission ([`Gpu::inject_device_loss`]).
+    fn lose_if_due(&self) {
+        let due = self
+            .inner
+            .lose_after
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |k| match k {
+                0 => None,
+                k => Some(k - 1),
+            })
+            .is_ok_and(|k| k == 1);
+        if due {
+            *self.inner.lost.lock().unwrap_or_else(PoisonError::into_inner) = Some(
+                "destroyed by vyre's test hook `inject_device_loss`, as a driver reset would".into(),
+            );
+            self.inner.device.destroy();
+        }
+    }
+
+    /// Makes the device lost after `submissions` more submissions (0: at
+    /// once, before the next one): it is destroyed, as a driver reset
+    /// would leave it, and runs report [`BackendError::DeviceLost`]
+    /// (for vyre's own tests of device sets).
+    pub(crate) fn inject_device_loss(&self, submissions: usize) {
+        if submissions == 0 {
+            self.inner.lose_after.store(0, Ordering::Release);
+            *self.inner.lost.lock().unwrap_or_else(PoisonError::into_inner) = Some(
+                "destroyed by vyre's test hook `inject_device_loss`, as a driver reset would".into(),
+            );
+            self.inner.device.destroy();
+        } else {
+            self.inner.lose_after.store(submissions, Ordering::Release);
+        }
     }
 
     /// Block until `index` (or everything submitted) has finished, or

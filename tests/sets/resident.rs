@@ -1,0 +1,1 @@
+//! Resident data in a device set.

@@ -1,0 +1,1 @@
+//! Batches spread over devices.
