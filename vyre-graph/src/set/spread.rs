@@ -388,6 +388,13 @@ impl GraphSet {
         work: Work,
         tally: &mut Tally,
     ) -> Result<Vec<Vec<usize>>> {
+        // A device found lost, abandoned or busy now is left out before
+        // the checks, which it would fail for every instance.
+        for d in self.healthy() {
+            if let Some(Err(e)) = graphs.get(d).map(|g| g.gpu().check_ready()) {
+                self.leave_out(d, e);
+            }
+        }
         let healthy = self.healthy();
         let mut pinned: Vec<Vec<usize>> = graphs.iter().map(|_| Vec::new()).collect();
         for (index, instance) in instances.iter().enumerate() {
