@@ -168,7 +168,7 @@ mod tests {
     fn unknown_devices_get_equal_shares_and_every_instance_one_device() {
         let learned = Learned::default();
         let ranges = learned.split(&[0, 1], &[100; 37]);
-        assert_eq!(ranges, [0..19, 19..37]);
+        assert_eq!(ranges, [0..18, 18..37]);
         let ranges = learned.split(&[0, 1, 2], &[5]);
         assert_eq!(ranges.iter().map(|r| r.len()).sum::<usize>(), 1);
         assert!(learned.split(&[0, 1], &[]).iter().all(|r| r.is_empty()));
