@@ -47,7 +47,9 @@ graph! {
 }
 
 fn reference(x: u32) -> u32 {
-    (0..16).fold(x, |v, _| v.wrapping_mul(1_664_525).wrapping_add(1_013_904_223))
+    (0..16).fold(x, |v, _| {
+        v.wrapping_mul(1_664_525).wrapping_add(1_013_904_223)
+    })
 }
 
 fn arg(args: &[String], name: &str) -> Option<String> {
@@ -60,16 +62,30 @@ fn arg(args: &[String], name: &str) -> Option<String> {
 /// `b` inputs of `n` elements.
 fn inputs(b: usize, n: usize) -> Vec<Vec<u32>> {
     (0..b)
-        .map(|k| (0..n as u32).map(|i| i ^ (k as u32).wrapping_mul(2_654_435_761)).collect())
+        .map(|k| {
+            (0..n as u32)
+                .map(|i| i ^ (k as u32).wrapping_mul(2_654_435_761))
+                .collect()
+        })
         .collect()
 }
 
 /// Run `xs` as one batch on `engine` into `ys`; seconds.
-fn batch<E: Engine>(engine: &E, xs: &[Vec<u32>], ys: &mut [Vec<u32>]) -> Result<f64, vyre_graph::BackendError> {
+fn batch<E: Engine>(
+    engine: &E,
+    xs: &[Vec<u32>],
+    ys: &mut [Vec<u32>],
+) -> Result<f64, vyre_graph::BackendError> {
     let mut instances: Vec<Instance<'_>> = xs
         .iter()
         .zip(ys.iter_mut())
-        .map(|(x, y)| Instance::new(x.len() as u64, vec![Feed::Host(bytemuck::cast_slice(x))], vec![Sink::from(y)]))
+        .map(|(x, y)| {
+            Instance::new(
+                x.len() as u64,
+                vec![Feed::Host(bytemuck::cast_slice(x))],
+                vec![Sink::from(y)],
+            )
+        })
         .collect();
     let start = Instant::now();
     let report = engine.run_batch(&DispatchConfig::default(), &mut instances)?;
@@ -83,10 +99,18 @@ fn batch<E: Engine>(engine: &E, xs: &[Vec<u32>], ys: &mut [Vec<u32>]) -> Result<
 fn check(xs: &[Vec<u32>], ys: &[Vec<u32>]) -> Result<(), String> {
     for (k, (x, y)) in xs.iter().zip(ys).enumerate() {
         if y.len() != x.len() {
-            return Err(format!("instance {k}: {} elements, expected {}", y.len(), x.len()));
+            return Err(format!(
+                "instance {k}: {} elements, expected {}",
+                y.len(),
+                x.len()
+            ));
         }
         if let Some(i) = (0..x.len()).find(|&i| y[i] != reference(x[i])) {
-            return Err(format!("instance {k}, element {i}: {} but the CPU says {}", y[i], reference(x[i])));
+            return Err(format!(
+                "instance {k}, element {i}: {} but the CPU says {}",
+                y[i],
+                reference(x[i])
+            ));
         }
     }
     Ok(())
@@ -98,7 +122,9 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 /// The device sets of the scaling part: `(devices, label, gpus)`.
-fn scaling_sets(adapters: &Gpus) -> Result<Vec<(usize, &'static str, Gpus)>, vyre_graph::BackendError> {
+fn scaling_sets(
+    adapters: &Gpus,
+) -> Result<Vec<(usize, &'static str, Gpus)>, vyre_graph::BackendError> {
     let mut sets = Vec::new();
     for n in [1usize, 2, 4, 8] {
         if n <= adapters.len() {
@@ -144,8 +170,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         on_set.push(s * 1e3);
         ratios.push(s / g);
     }
-    let (graph_ms, set_ms, ratio) = (median(&mut on_graph), median(&mut on_set), median(&mut ratios));
-    println!("one device, {b} instances of {n}: Graph::run_batch {graph_ms:.3} ms, GraphSet {set_ms:.3} ms, ratio {ratio:.3}");
+    let (graph_ms, set_ms, ratio) = (
+        median(&mut on_graph),
+        median(&mut on_set),
+        median(&mut ratios),
+    );
+    println!(
+        "one device, {b} instances of {n}: Graph::run_batch {graph_ms:.3} ms, GraphSet {set_ms:.3} ms, ratio {ratio:.3}"
+    );
 
     // Scaling: one large batch on 1, 2, 4, 8 devices.
     let (b, n) = if quick { (32, 1 << 16) } else { (64, 1 << 20) };
@@ -157,20 +189,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut ys = vec![Vec::new(); b];
         batch(&set, &xs, &mut ys)?;
         check(&xs, &ys)?;
-        let mut times: Vec<f64> = (0..reps.min(7)).map(|_| batch(&set, &xs, &mut ys)).collect::<Result<_, _>>()?;
+        let mut times: Vec<f64> = (0..reps.min(7))
+            .map(|_| batch(&set, &xs, &mut ys))
+            .collect::<Result<_, _>>()?;
         let ms = median(&mut times) * 1e3;
         let rate = (b * n) as f64 / (ms / 1e3);
         if devices == 1 {
             one = rate;
         }
-        println!("{devices} devices ({label}): {b} instances of {n}: {ms:.2} ms, {:.3e} elements/s, {:.2}x one device", rate, rate / one);
+        println!(
+            "{devices} devices ({label}): {b} instances of {n}: {ms:.2} ms, {:.3e} elements/s, {:.2}x one device",
+            rate,
+            rate / one
+        );
         rows.push(format!(
             "    {{ \"devices\": {devices}, \"kind\": \"{label}\", \"ms\": {ms:.3}, \"elements_per_second\": {rate:.0}, \"speedup\": {:.3} }}",
             rate / one
         ));
     }
     if let Some(path) = arg(&args, "--json") {
-        let adapter = gpu.adapter().to_string().replace('\\', "\\\\").replace('"', "\\\"");
+        let adapter = gpu
+            .adapter()
+            .to_string()
+            .replace('\\', "\\\\")
+            .replace('"', "\\\"");
         let json = format!(
             "{{\n  \"adapter\": \"{adapter}\",\n  \"adapters\": {},\n  \"quick\": {quick},\n  \"repetitions\": {reps},\n  \"method\": \"one device: Graph::run_batch and a GraphSet of the same Gpu on the same batch, alternating order, medians; ratio = median of set/graph per repetition. scaling: median wall time of one batch; 'shared' = devices of one adapter (on a CPU adapter they share the cores)\",\n  \"one_device\": {{ \"instances\": {}, \"n\": {}, \"graph_ms\": {graph_ms:.4}, \"set_ms\": {set_ms:.4}, \"ratio\": {ratio:.4} }},\n  \"scaling\": {{ \"instances\": {b}, \"n\": {n}, \"rows\": [\n{}\n  ] }}\n}}\n",
             adapters.len(),

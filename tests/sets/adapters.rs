@@ -1,7 +1,7 @@
 //! Two different adapters in one device set: lavapipe (Vulkan) and
 //! llvmpipe's OpenGL (through EGL), with the `gl` feature.
 
-use vyre_graph::{DispatchConfig, Engine, GpuFilter, GraphSet, Gpus, wgpu};
+use vyre_graph::{DispatchConfig, Engine, GpuFilter, Gpus, GraphSet, wgpu};
 
 use crate::cases::{Chain, cases, instances};
 
@@ -23,9 +23,14 @@ fn lavapipe_and_llvmpipe_gl_run_one_batch_together() {
         for run in &report.runs {
             count[run.as_ref().expect("run").device] += 1;
         }
-        batch_cases.iter().for_each(|c| c.check(&format!("B = {b}")));
+        batch_cases
+            .iter()
+            .for_each(|c| c.check(&format!("B = {b}")));
         if b >= 37 {
-            assert!(count.iter().filter(|&&c| c > 0).count() >= 2, "B = {b}: {count:?}");
+            assert!(
+                count.iter().filter(|&&c| c > 0).count() >= 2,
+                "B = {b}: {count:?}"
+            );
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The graphs the device-set tests run, their instances, and the CPU's
 //! answers.
 
-use vyre_graph::{Feed, GpuFilter, GraphSet, Gpus, Instance, Sink, graph, wgpu};
+use vyre_graph::{Feed, GpuFilter, Gpus, GraphSet, Instance, Sink, graph, wgpu};
 
 mod chain {
     use super::graph;

@@ -49,7 +49,12 @@ fn a_device_lost_mid_batch_has_its_instances_run_on_the_others_and_stays_out_unt
     let mut next = instances(&mut next_cases);
     let report = set.run_batch(&config, &mut next).expect("batch");
     drop(next);
-    assert!(report.runs.iter().all(|r| r.as_ref().is_ok_and(|r| r.device != 1)));
+    assert!(
+        report
+            .runs
+            .iter()
+            .all(|r| r.as_ref().is_ok_and(|r| r.device != 1))
+    );
     next_cases.iter().for_each(|c| c.check("after the loss"));
 
     // `retry` replaces the lost device: a new Gpu of the same adapter.
@@ -61,7 +66,12 @@ fn a_device_lost_mid_batch_has_its_instances_run_on_the_others_and_stays_out_unt
     let mut again = instances(&mut again_cases);
     let report = set.run_batch(&config, &mut again).expect("batch");
     drop(again);
-    assert!(report.runs.iter().any(|r| r.as_ref().is_ok_and(|r| r.device == 1)));
+    assert!(
+        report
+            .runs
+            .iter()
+            .any(|r| r.as_ref().is_ok_and(|r| r.device == 1))
+    );
     again_cases.iter().for_each(|c| c.check("after retry"));
 }
 
@@ -74,11 +84,16 @@ fn every_device_failing_is_one_error_naming_each_and_retry_all_brings_them_back(
     }
     let mut batch_cases = cases(&[1000; 20], 7);
     let mut batch = instances(&mut batch_cases);
-    let error = set.run_batch(&config, &mut batch).expect_err("no device left");
+    let error = set
+        .run_batch(&config, &mut batch)
+        .expect_err("no device left");
     drop(batch);
     let message = error.to_string();
     match &error {
-        BackendError::AllDevicesFailed { devices, unfinished } => {
+        BackendError::AllDevicesFailed {
+            devices,
+            unfinished,
+        } => {
             assert_eq!(devices.len(), 2, "{message}");
             assert!(*unfinished > 0, "{message}");
             assert!(devices[0].starts_with("device 0 ("), "{message}");
@@ -93,10 +108,21 @@ fn every_device_failing_is_one_error_naming_each_and_retry_all_brings_them_back(
     let mut later = instances(&mut later_cases);
     let error = set.run_batch(&config, &mut later).expect_err("still none");
     drop(later);
-    assert!(matches!(error, BackendError::AllDevicesFailed { unfinished: 3, .. }), "{error}");
-    assert!(later_cases.iter().all(|c| c.y_out.is_empty()), "nothing ran");
+    assert!(
+        matches!(error, BackendError::AllDevicesFailed { unfinished: 3, .. }),
+        "{error}"
+    );
+    assert!(
+        later_cases.iter().all(|c| c.y_out.is_empty()),
+        "nothing ran"
+    );
     // An empty batch needs no device.
-    assert!(set.run_batch(&config, &mut []).expect("empty").runs.is_empty());
+    assert!(
+        set.run_batch(&config, &mut [])
+            .expect("empty")
+            .runs
+            .is_empty()
+    );
 
     set.retry_all().expect("retry_all");
     assert_eq!(set.healthy(), [0, 1]);
@@ -116,14 +142,22 @@ fn a_set_of_one_lost_device_fails_the_batch_and_retry_replaces_it() {
     let mut batch = instances(&mut batch_cases);
     let error = set.run_batch(&config, &mut batch).expect_err("lost");
     drop(batch);
-    assert!(matches!(error, BackendError::AllDevicesFailed { .. }), "{error}");
+    assert!(
+        matches!(error, BackendError::AllDevicesFailed { .. }),
+        "{error}"
+    );
     assert!(error.to_string().contains("lost"), "{error}");
     assert!(!set.status(0).expect("status").is_healthy());
     set.retry(0).expect("retry");
     let mut batch = instances(&mut batch_cases);
     let report = set.run_batch(&config, &mut batch).expect("batch");
     drop(batch);
-    assert!(report.runs.iter().all(|r| r.as_ref().is_ok_and(|r| r.device == 0)));
+    assert!(
+        report
+            .runs
+            .iter()
+            .all(|r| r.as_ref().is_ok_and(|r| r.device == 0))
+    );
     batch_cases.iter().for_each(|c| c.check("after retry"));
 }
 
@@ -143,6 +177,9 @@ fn a_stream_moves_a_lost_device_s_runs_to_the_others() {
     stream_cases.iter().for_each(|c| c.check("stream"));
     assert!(!set.status(0).expect("status").is_healthy());
     // The runs after the loss all ran on device 1.
-    let on_zero = results.iter().filter(|r| r.as_ref().is_ok_and(|r| r.device == 0)).count();
+    let on_zero = results
+        .iter()
+        .filter(|r| r.as_ref().is_ok_and(|r| r.device == 0))
+        .count();
     assert!(on_zero <= 3, "{on_zero} runs on device 0");
 }

@@ -34,13 +34,21 @@ fn batches_of_1_2_37_and_1000_on_2_and_3_devices_are_right_and_spread() {
             }
             if b >= 37 {
                 let used = count.iter().filter(|&&c| c > 0).count();
-                assert!(used >= 2, "{devices} devices, B = {b}: {count:?}, learned {:?}", set.learned());
+                assert!(
+                    used >= 2,
+                    "{devices} devices, B = {b}: {count:?}, learned {:?}",
+                    set.learned()
+                );
             }
             // Every instance stacked on its device: one run per share.
             assert_eq!(report.stacked, b);
         }
         for d in 0..devices {
-            assert!(set.throughput(d, 1000).is_some(), "device {d}: {:?}", set.learned());
+            assert!(
+                set.throughput(d, 1000).is_some(),
+                "device {d}: {:?}",
+                set.learned()
+            );
         }
     }
 }
@@ -51,7 +59,9 @@ fn mixed_sizes_come_back_in_order_with_their_own_sizes() {
     let sizes = [1usize, 64, 1000, 0, 64, 4097, 1000, 1, 20_000, 3];
     let mut batch_cases = cases(&sizes, 5);
     let mut batch = instances(&mut batch_cases);
-    let report = set.run_batch(&DispatchConfig::default(), &mut batch).expect("batch");
+    let report = set
+        .run_batch(&DispatchConfig::default(), &mut batch)
+        .expect("batch");
     drop(batch);
     for (run, &n) in report.runs.iter().zip(&sizes) {
         assert_eq!(run.as_ref().expect("run").n, n as u64);
@@ -68,15 +78,27 @@ fn a_graph_that_is_not_stackable_runs_as_copies_on_each_device() {
     let xs: Vec<Vec<u32>> = sizes
         .iter()
         .enumerate()
-        .map(|(k, &n)| (0..n as u32).map(|i| lcg(i + k as u32 * 31) >> (k % 5)).collect())
+        .map(|(k, &n)| {
+            (0..n as u32)
+                .map(|i| lcg(i + k as u32 * 31) >> (k % 5))
+                .collect()
+        })
         .collect();
     let mut hits: Vec<Vec<u32>> = vec![Vec::new(); xs.len()];
     let mut batch: Vec<Instance<'_>> = xs
         .iter()
         .zip(&mut hits)
-        .map(|(x, h)| Instance::new(x.len() as u64, vec![Feed::Host(bytemuck::cast_slice(x))], vec![Sink::from(h)]))
+        .map(|(x, h)| {
+            Instance::new(
+                x.len() as u64,
+                vec![Feed::Host(bytemuck::cast_slice(x))],
+                vec![Sink::from(h)],
+            )
+        })
         .collect();
-    let report = set.run_batch(&DispatchConfig::default(), &mut batch).expect("batch");
+    let report = set
+        .run_batch(&DispatchConfig::default(), &mut batch)
+        .expect("batch");
     drop(batch);
     assert_eq!(report.stacked, 0);
     let count = per_device(&report.runs, 2);
@@ -130,17 +152,26 @@ fn an_instance_that_fails_its_checks_fails_the_batch_before_anything_runs() {
     let mut batch_cases = cases(&[100; 6], 90);
     batch_cases[4].z.pop();
     let mut batch = instances(&mut batch_cases);
-    let error = set.run_batch(&DispatchConfig::default(), &mut batch).expect_err("checks");
+    let error = set
+        .run_batch(&DispatchConfig::default(), &mut batch)
+        .expect_err("checks");
     drop(batch);
     assert!(
-        matches!(error, vyre_graph::BackendError::BatchInstance { index: 4, .. }),
+        matches!(
+            error,
+            vyre_graph::BackendError::BatchInstance { index: 4, .. }
+        ),
         "{error}"
     );
-    assert!(batch_cases.iter().all(|c| c.y_out.is_empty()), "nothing ran");
+    assert!(
+        batch_cases.iter().all(|c| c.y_out.is_empty()),
+        "nothing ran"
+    );
     // The same set runs the next batch.
     let mut batch_cases = cases(&[100; 6], 91);
     let mut batch = instances(&mut batch_cases);
-    set.run_batch(&DispatchConfig::default(), &mut batch).expect("batch");
+    set.run_batch(&DispatchConfig::default(), &mut batch)
+        .expect("batch");
     drop(batch);
     batch_cases.iter().for_each(|c| c.check("after the error"));
 }

@@ -155,7 +155,7 @@ pub use run::report::{LoopReport, RunPhases, RunReport};
 pub use run::trace::Trace;
 pub use seed::dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
 #[cfg(not(target_arch = "wasm32"))]
-pub use set::{DeviceStatus, GpuFilter, GraphSet, Gpus, Throughput};
+pub use set::{DeviceStatus, GpuFilter, Gpus, GraphSet, Throughput};
 pub use spec::config::{DispatchConfig, GridStride, LoopBound, MAX_STRIDE_STEPS, StreamDepth};
 pub use spec::error::{BackendError, DRIVER_SETUP_HINT, Result};
 pub use spec::plan::{BatchDispatchPlan, Topology};

@@ -183,7 +183,10 @@ impl GraphSet {
     /// Every device's status, in order.
     #[must_use]
     pub fn statuses(&self) -> Vec<DeviceStatus> {
-        self.slots.iter().map(|s| guard(&s.status).clone()).collect()
+        self.slots
+            .iter()
+            .map(|s| guard(&s.status).clone())
+            .collect()
     }
 
     /// The devices that take part in batches now.
@@ -239,11 +242,10 @@ impl GraphSet {
     /// The first device's error (every device is tried).
     pub fn retry_all(&self) -> Result<()> {
         let mut first = None;
-        for device in 0..self.len() {
-            if self.status(device).is_some_and(|s| !s.is_healthy()) {
-                if let Err(e) = self.retry(device) {
-                    first.get_or_insert(e);
-                }
+        let left_out = |d: &usize| self.status(*d).is_some_and(|s| !s.is_healthy());
+        for device in (0..self.len()).filter(left_out) {
+            if let Err(e) = self.retry(device) {
+                first.get_or_insert(e);
             }
         }
         first.map_or(Ok(()), Err)

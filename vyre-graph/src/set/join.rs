@@ -52,7 +52,11 @@ mod tests {
 
     #[test]
     fn outputs_come_in_order_whatever_finishes_first() {
-        let futures: Vec<_> = [3, 0, 5, 1].into_iter().enumerate().map(|(i, p)| after(p, i)).collect();
+        let futures: Vec<_> = [3, 0, 5, 1]
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| after(p, i))
+            .collect();
         assert_eq!(pollster::block_on(join_all(futures)), [0, 1, 2, 3]);
         let none: Vec<std::future::Ready<u8>> = Vec::new();
         assert!(pollster::block_on(join_all(none)).is_empty());

@@ -90,7 +90,10 @@ impl Learned {
     /// `devices`' known rates for it, else `None` (nothing known).
     fn estimate(&self, device: usize, class: u32, devices: &[usize]) -> Option<f64> {
         self.rate(device, class).or_else(|| {
-            let known: Vec<f64> = devices.iter().filter_map(|&d| self.rate(d, class)).collect();
+            let known: Vec<f64> = devices
+                .iter()
+                .filter_map(|&d| self.rate(d, class))
+                .collect();
             (!known.is_empty()).then(|| known.iter().sum::<f64>() / known.len() as f64)
         })
     }

@@ -411,7 +411,8 @@ impl GraphSet {
             });
             match placed {
                 Ok(Some(d)) => {
-                    if let (Some(list), Some(p)) = (pinned.get_mut(d), tally.pinned.get_mut(index)) {
+                    if let (Some(list), Some(p)) = (pinned.get_mut(d), tally.pinned.get_mut(index))
+                    {
                         list.push(index);
                         *p = true;
                     }
@@ -563,11 +564,16 @@ impl GraphSet {
         if let Some(error) = fault {
             self.leave_out(share.device, error);
         } else {
-            let sizes = share.indices.iter().filter_map(|&i| instances.get(i)).map(|i| i.n);
+            let sizes = share
+                .indices
+                .iter()
+                .filter_map(|&i| instances.get(i))
+                .map(|i| i.n);
             let elements: u64 = sizes.clone().map(work).sum();
             let mut classes: Vec<u32> = sizes.map(class_of).collect();
             classes.dedup();
-            self.learning().record(share.device, &classes, elements, seconds);
+            self.learning()
+                .record(share.device, &classes, elements, seconds);
         }
         Ok(())
     }
