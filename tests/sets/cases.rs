@@ -37,7 +37,7 @@ mod chain {
         node mix = acc(a: y, z: z) over n;
     }
 }
-pub use chain::Chain;
+pub use chain::{Chain, ChainOutputs};
 
 // Run untyped here: its typed argument trait goes unused.
 #[allow(dead_code)]

@@ -14,6 +14,7 @@ mod failover;
 mod open;
 mod resident;
 mod spread;
+mod typed;
 
 #[cfg(feature = "gl")]
 mod adapters;
