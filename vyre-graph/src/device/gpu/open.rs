@@ -34,6 +34,7 @@ impl Gpu {
     /// # Errors
     /// [`BackendError::DeviceRequestFailed`] when the adapter refuses, or
     /// when this `Gpu` was adopted without its adapter.
+    #[cfg(not(target_arch = "wasm32"))]
     pub(crate) async fn reopen(&self) -> Result<Self> {
         let Some(adapter) = self.inner.adapter.clone() else {
             return Err(BackendError::DeviceRequestFailed {
