@@ -1,73 +1,12 @@
 //! The graphs the device-set tests run, their instances, and the CPU's
 //! answers.
 
-use vyre_graph::{Feed, GpuFilter, Gpus, GraphSet, Instance, Sink, graph, wgpu};
+use vyre_graph::{Feed, GpuFilter, Gpus, GraphSet, Instance, Sink, wgpu};
 
-mod chain {
-    use super::graph;
-    graph! {
-        /// Two element-wise steps and an accumulator: stackable.
-        pub struct Chain;
-
-        kernel step = wgsl {
-            @group(0) @binding(0) var<storage, read> src: array<u32>;
-            @group(0) @binding(1) var<storage, read_write> dst: array<u32>;
-            @compute @workgroup_size(64)
-            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-                let i = g.x;
-                if i < arrayLength(&src) { dst[i] = src[i] * 1664525u + 1013904223u; }
-            }
-        };
-        kernel acc = wgsl {
-            @group(0) @binding(0) var<storage, read> a: array<u32>;
-            @group(0) @binding(1) var<storage, read_write> z: array<u32>;
-            @compute @workgroup_size(64)
-            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-                if g.x < arrayLength(&a) { z[g.x] = z[g.x] ^ a[g.x]; }
-            }
-        };
-
-        input x[n];
-        inout z[n];
-        intermediate t[n];
-        output y[n];
-
-        node first = step(src: x, dst: t) over n;
-        node second = step(src: t, dst: y) over n;
-        node mix = acc(a: y, z: z) over n;
-    }
-}
-pub use chain::{Chain, ChainOutputs};
-
-// Run untyped here: its typed argument trait goes unused.
-#[allow(dead_code)]
-mod evens {
-    use super::graph;
-    graph! {
-        /// Keeps the even values of `x`: an append output, not stackable.
-        pub struct Evens;
-
-        kernel keep = wgsl {
-            struct Hits { count: atomic<u32>, items: array<u32> }
-            @group(0) @binding(0) var<storage, read> x: array<u32>;
-            @group(0) @binding(1) var<storage, read_write> hits: Hits;
-            @compute @workgroup_size(64)
-            fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-                if g.x < arrayLength(&x) && x[g.x] % 2u == 0u {
-                    let slot = atomicAdd(&hits.count, 1u);
-                    if slot < arrayLength(&hits.items) { hits.items[slot] = x[g.x]; }
-                }
-            }
-        };
-
-        input x[n];
-        append hits[n];
-
-        node keep(x: x, hits: hits) over n;
-    }
-}
-#[allow(unused_imports)]
-pub use evens::Evens;
+// The batch tests' graphs (`tests/common/shared/batches.rs`), written once
+// for this binary, `tests/batches/` and the browser suite.
+pub use crate::shared::batches::chain::ChainOutputs;
+pub use crate::shared::batches::{Chain, Evens};
 
 pub fn lcg(x: u32) -> u32 {
     x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223)

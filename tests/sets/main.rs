@@ -9,6 +9,13 @@
 //! One test binary of the workspace's `tests/`; `tests/README.md` says
 //! which binary holds which area and where a new test goes.
 
+/// The graphs this binary shares with `tests/batches/` and the browser
+/// suite (`tests/common/shared/`).
+#[path = "../common/shared"]
+mod shared {
+    pub mod batches;
+}
+
 mod cases;
 mod failover;
 mod open;
