@@ -16,7 +16,7 @@ use crate::device::map::block_on;
 use crate::device::transfer::Stacked;
 use crate::graph::Graph;
 use crate::run::batch::{
-    BatchReport, Instance, host_bytes, of_instance, scatter, shared_error, stackable,
+    BatchReport, Instance, host_bytes, in_order, of_instance, scatter, shared_error, stackable,
 };
 use crate::run::encode::Scopes;
 use crate::run::encode::encoder;
@@ -184,21 +184,7 @@ impl Graph {
                 .await;
             rest = tail;
         }
-        report.runs = results
-            .into_iter()
-            .enumerate()
-            .map(|(index, r)| {
-                r.unwrap_or_else(|| {
-                    Err(of_instance(
-                        index,
-                        BackendError::DispatchFailed {
-                            reason: "the instance was not run (a bug in vyre: please report it)"
-                                .into(),
-                        },
-                    ))
-                })
-            })
-            .collect();
+        report.runs = in_order(results, "the batch");
         Ok(report)
     }
 

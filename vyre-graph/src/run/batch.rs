@@ -142,6 +142,30 @@ pub(crate) fn of_instance(index: usize, error: BackendError) -> BackendError {
     }
 }
 
+/// Each instance's result in order, an instance left without one (`None`)
+/// reported as `what` not having run it: a bug in vyre, said so.
+pub(crate) fn in_order(
+    results: Vec<Option<Result<RunReport>>>,
+    what: &str,
+) -> Vec<Result<RunReport>> {
+    results
+        .into_iter()
+        .enumerate()
+        .map(|(index, r)| {
+            r.unwrap_or_else(|| {
+                Err(of_instance(
+                    index,
+                    BackendError::DispatchFailed {
+                        reason: format!(
+                            "{what} did not run the instance (a bug in vyre: please report it)"
+                        ),
+                    },
+                ))
+            })
+        })
+        .collect()
+}
+
 /// An error shared by every instance of a chunk: the first keeps it, the
 /// others get its message (a `BackendError` is not `Clone`).
 pub(crate) fn shared_error(indices: &[usize], error: BackendError) -> Vec<Result<RunReport>> {

@@ -15,7 +15,7 @@ use crate::device::io::Feed;
 use crate::device::map::block_on;
 use crate::engine::Engine;
 use crate::graph::Graph;
-use crate::run::batch::{BatchReport, Instance, of_instance};
+use crate::run::batch::{BatchReport, Instance, in_order, of_instance};
 use crate::run::report::RunReport;
 use crate::spec::GraphSpec;
 use crate::spec::config::DispatchConfig;
@@ -284,21 +284,7 @@ impl Tally {
     }
 
     fn into_runs(self) -> Runs {
-        let runs = self
-            .results
-            .into_iter()
-            .enumerate()
-            .map(|(index, r)| {
-                r.unwrap_or_else(|| {
-                    Err(of_instance(
-                        index,
-                        BackendError::DispatchFailed {
-                            reason: "the device set did not run the instance (a bug in vyre: please report it)".into(),
-                        },
-                    ))
-                })
-            })
-            .collect();
+        let runs = in_order(self.results, "the device set");
         Runs {
             runs,
             submissions: self.submissions,

@@ -3,7 +3,7 @@
 //! and again for a lost device (`retry`).
 
 use super::{Gpu, GpuOptions};
-use crate::spec::error::{BackendError, Result};
+use crate::spec::error::Result;
 
 impl Gpu {
     /// Open a device of `adapter` with `options` (what [`Gpu::new_async`]
@@ -32,12 +32,12 @@ impl Gpu {
     /// device): a new `Gpu`, with its own id.
     ///
     /// # Errors
-    /// [`BackendError::DeviceRequestFailed`] when the adapter refuses, or
+    /// [`BackendError::DeviceRequestFailed`](crate::BackendError::DeviceRequestFailed) when the adapter refuses, or
     /// when this `Gpu` was adopted without its adapter.
     #[cfg(not(target_arch = "wasm32"))]
     pub(crate) async fn reopen(&self) -> Result<Self> {
         let Some(adapter) = self.inner.adapter.clone() else {
-            return Err(BackendError::DeviceRequestFailed {
+            return Err(crate::spec::error::BackendError::DeviceRequestFailed {
                 adapter: self.inner.summary.name.clone(),
                 reason: "the Gpu was adopted with `Gpu::from_wgpu` without its adapter, so no \
                          new device can be requested; pass the adapter to `Gpu::from_wgpu`"
