@@ -22,7 +22,7 @@
 
 use std::time::{Duration, Instant};
 
-use vyre_graph::{DispatchConfig, Feed, Gpu, Graph, Instance, Sink, graph};
+use vyre_graph::{DispatchConfig, Feed, Gpu, Graph, Headed, Instance, Sink, graph};
 use vyre_mpi::{Cluster, ClusterOptions, Fault};
 
 graph! {
@@ -48,6 +48,57 @@ graph! {
     node poly(x: x, y: y) over n;
 }
 
+graph! {
+    /// As `Poly`, into a buffer with a header: the instance's length and
+    /// its first result, then every result (read back as a `Headed`).
+    pub struct HeadedPoly;
+
+    kernel poly = wgsl {
+        struct Out { len: u32, first: u32, items: array<u32> }
+        @group(0) @binding(0) var<storage, read> x: array<u32>;
+        @group(0) @binding(1) var<storage, read_write> y: Out;
+
+        @compute @workgroup_size(64)
+        fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+            let n = arrayLength(&x);
+            if g.x < n {
+                let v = x[g.x];
+                let p = v * v + 3u * v + 1u;
+                y.items[g.x] = p;
+                if g.x == 0u {
+                    y.len = n;
+                    y.first = p;
+                }
+            }
+        }
+    };
+
+    input x[n];
+    output y[n];
+
+    node poly(x: x, y: y) over n;
+}
+
+/// How rank 0's outputs are read back (`--sinks`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sinks {
+    /// Into slices (`Sink::Host`).
+    Host,
+    /// Into vectors (`Sink::from(&mut Vec<u32>)`), as `graph!`'s typed
+    /// `run_batch` reads.
+    Vector,
+    /// Into `Headed` vectors (header and elements), with `HeadedPoly`.
+    Headed,
+}
+
+/// Rank 0's outputs.
+enum Outs {
+    /// For [`Sinks::Host`] and [`Sinks::Vector`].
+    Plain(Vec<Vec<u32>>),
+    /// For [`Sinks::Headed`].
+    Headed(Vec<Headed<OutHeader, u32>>),
+}
+
 /// The command line.
 struct Args {
     instances: usize,
@@ -57,6 +108,7 @@ struct Args {
     json: Option<String>,
     fault: Option<(usize, Fault)>,
     member_batch: Option<usize>,
+    sinks: Sinks,
 }
 
 fn parse() -> Result<Args, String> {
@@ -68,6 +120,7 @@ fn parse() -> Result<Args, String> {
         json: None,
         fault: None,
         member_batch: None,
+        sinks: Sinks::Host,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -85,6 +138,14 @@ fn parse() -> Result<Args, String> {
             "--stall-rank" => args.fault = Some((number(value()?)?, Fault::Stall)),
             "--fail-rank" => args.fault = Some((number(value()?)?, Fault::CorruptFeed)),
             "--member-batch" => args.member_batch = Some(number(value()?)?),
+            "--sinks" => {
+                args.sinks = match value()?.as_str() {
+                    "host" => Sinks::Host,
+                    "vector" => Sinks::Vector,
+                    "headed" => Sinks::Headed,
+                    other => return Err(format!("--sinks {other}: host, vector or headed")),
+                }
+            }
             other => return Err(format!("unknown option {other} (see the example's docs)")),
         }
     }
@@ -102,29 +163,70 @@ fn expected(x: u32) -> u32 {
         .wrapping_add(1)
 }
 
-/// Rank 0's batch: instances over `xs`, outputs into `ys`.
-fn batch<'a>(xs: &'a [Vec<u32>], ys: &'a mut [Vec<u32>]) -> Vec<Instance<'a>> {
-    xs.iter()
-        .zip(ys.iter_mut())
-        .map(|(x, y)| {
-            Instance::new(
-                x.len() as u64,
-                vec![Feed::Host(bytemuck::cast_slice(x))],
-                vec![Sink::Host(bytemuck::cast_slice_mut(y))],
-            )
-        })
-        .collect()
+/// Rank 0's batch: instances over `xs`, outputs into `outs` (read as
+/// `sinks` says).
+fn batch<'a>(xs: &'a [Vec<u32>], outs: &'a mut Outs, sinks: Sinks) -> Vec<Instance<'a>> {
+    let feed = |x: &'a Vec<u32>| vec![Feed::Host(bytemuck::cast_slice(x))];
+    match outs {
+        Outs::Plain(ys) => xs
+            .iter()
+            .zip(ys.iter_mut())
+            .map(|(x, y)| {
+                let sink = match sinks {
+                    Sinks::Vector => Sink::from(y),
+                    Sinks::Host | Sinks::Headed => Sink::Host(bytemuck::cast_slice_mut(y)),
+                };
+                Instance::new(x.len() as u64, feed(x), vec![sink])
+            })
+            .collect(),
+        Outs::Headed(ys) => xs
+            .iter()
+            .zip(ys.iter_mut())
+            .map(|(x, y)| Instance::new(x.len() as u64, feed(x), vec![Sink::from(y)]))
+            .collect(),
+    }
 }
 
-/// Instances whose every element matches the CPU.
-fn check(xs: &[Vec<u32>], ys: &[Vec<u32>]) -> Result<usize, String> {
-    for (i, (x, y)) in xs.iter().zip(ys).enumerate() {
+/// Outputs ready for a batch read as `sinks` says: zeroed slices, or empty
+/// vectors (so that nothing checked can be left from an earlier batch).
+fn outputs(xs: &[Vec<u32>], sinks: Sinks) -> Outs {
+    match sinks {
+        Sinks::Host => Outs::Plain(xs.iter().map(|x| vec![0; x.len()]).collect()),
+        Sinks::Vector => Outs::Plain(xs.iter().map(|_| Vec::new()).collect()),
+        Sinks::Headed => Outs::Headed(xs.iter().map(|_| Headed::default()).collect()),
+    }
+}
+
+/// Instances whose every element (and header) matches the CPU.
+fn check(xs: &[Vec<u32>], outs: &Outs) -> Result<usize, String> {
+    let ys: Vec<&[u32]> = match outs {
+        Outs::Plain(ys) => ys.iter().map(Vec::as_slice).collect(),
+        Outs::Headed(ys) => ys.iter().map(|y| y.elements.as_slice()).collect(),
+    };
+    if ys.len() != xs.len() {
+        return Err(format!("{} outputs for {} instances", ys.len(), xs.len()));
+    }
+    for (i, (x, y)) in xs.iter().zip(&ys).enumerate() {
+        if y.len() != x.len() {
+            return Err(format!(
+                "instance {i}: {} elements, not {}",
+                y.len(),
+                x.len()
+            ));
+        }
         if let Some(j) = (0..x.len()).find(|&j| y.get(j) != Some(&expected(x[j]))) {
             return Err(format!(
                 "instance {i} element {j}: GPU {:?}, CPU {}",
                 y.get(j),
                 expected(x[j])
             ));
+        }
+        if let Outs::Headed(h) = outs {
+            let header = h.get(i).map(|h| (h.header.len, h.header.first));
+            let want = (x.len() as u32, x.first().map_or(0, |&v| expected(v)));
+            if header != Some(want) {
+                return Err(format!("instance {i}: header {header:?}, CPU {want:?}"));
+            }
         }
     }
     Ok(xs.len())
@@ -159,21 +261,26 @@ fn run() -> Result<i32, Box<dyn std::error::Error>> {
     if let Some(t) = args.timeout {
         options = options.with_timeout(Duration::from_secs(t));
     }
-    let cluster = Cluster::with_options(&universe, Graph::new(&gpu, Poly::SPEC)?, options);
+    let spec = match args.sinks {
+        Sinks::Headed => HeadedPoly::SPEC,
+        Sinks::Host | Sinks::Vector => Poly::SPEC,
+    };
+    let cluster = Cluster::with_options(&universe, Graph::new(&gpu, spec)?, options);
     let (rank, ranks) = (cluster.rank(), cluster.size());
     let config = DispatchConfig::default();
 
-    let (xs, mut ys): (Vec<Vec<u32>>, Vec<Vec<u32>>) = if rank == 0 {
+    let xs: Vec<Vec<u32>> = if rank == 0 {
         (0..args.instances)
             .map(|i| {
                 let n = size_of_instance(i, args.size);
-                let x: Vec<u32> = (0..n).map(|j| (i * 7919 + j * 31) as u32).collect();
-                (x, vec![0u32; n])
+                (0..n).map(|j| (i * 7919 + j * 31) as u32).collect()
             })
-            .unzip()
+            .collect()
     } else {
-        (Vec::new(), Vec::new())
+        Vec::new()
     };
+    let sinks = args.sinks;
+    let mut ys = outputs(&xs, sinks);
 
     // The local engine alone on rank 0, for the overhead figures.
     let mut alone = Vec::new();
@@ -182,11 +289,11 @@ fn run() -> Result<i32, Box<dyn std::error::Error>> {
             let start = Instant::now();
             cluster
                 .local()
-                .run_batch(&config, &mut batch(&xs, &mut ys))?;
+                .run_batch(&config, &mut batch(&xs, &mut ys, sinks))?;
             alone.push(start.elapsed().as_secs_f64() * 1e3);
         }
         check(&xs, &ys)?;
-        ys.iter_mut().for_each(|y| y.fill(0));
+        ys = outputs(&xs, sinks);
     }
 
     if let Some((r, fault)) = args.fault {
@@ -197,25 +304,34 @@ fn run() -> Result<i32, Box<dyn std::error::Error>> {
     for b in 1..=args.batches {
         let start = Instant::now();
         // `--member-batch R`: rank R wrongly passes a batch of its own.
-        let (own_x, mut own_y) = (vec![vec![1u32; 4]], vec![vec![0u32; 4]]);
+        let own_x = vec![vec![1u32; 4]];
+        let mut own_y = outputs(&own_x, sinks);
         let result = if b == 1 && args.member_batch == Some(rank) && rank != 0 {
-            cluster.run(&config, &mut batch(&own_x, &mut own_y))
+            cluster.run(&config, &mut batch(&own_x, &mut own_y, sinks))
         } else {
-            cluster.run(&config, &mut batch(&xs, &mut ys))
+            cluster.run(&config, &mut batch(&xs, &mut ys, sinks))
         };
         let wall = start.elapsed();
-        if let Err(error) = result {
-            println!("rank {rank}: batch {b} failed: {error}");
-            // The same cluster runs the next batch correctly.
-            cluster.run(&config, &mut batch(&xs, &mut ys))?;
-            if rank == 0 {
+        let runs = match result {
+            Ok(report) => report.runs,
+            Err(error) => {
+                println!("rank {rank}: batch {b} failed: {error}");
                 println!(
-                    "rank 0: the batch after the failure ran; checked {} instances against the CPU",
-                    check(&xs, &ys)?
+                    "rank {rank}: through the Engine API: {}",
+                    error.to_backend()
                 );
+                // The same cluster runs the next batch correctly.
+                ys = outputs(&xs, sinks);
+                cluster.run(&config, &mut batch(&xs, &mut ys, sinks))?;
+                if rank == 0 {
+                    println!(
+                        "rank 0: the batch after the failure ran; checked {} instances against the CPU",
+                        check(&xs, &ys)?
+                    );
+                }
+                return Ok(2);
             }
-            return Ok(2);
-        }
+        };
         let report = cluster.last_report().ok_or("no cluster report")?;
         for share in report.shares.iter().filter(|s| s.rank == rank) {
             println!(
@@ -226,7 +342,15 @@ fn run() -> Result<i32, Box<dyn std::error::Error>> {
         }
         if rank == 0 {
             checked = check(&xs, &ys)?;
-            ys.iter_mut().for_each(|y| y.fill(0));
+            ys = outputs(&xs, sinks);
+            // Where each instance ran, from the batch's own report.
+            let mut ran_on: Vec<usize> = runs
+                .iter()
+                .map(|r| r.as_ref().map_or(usize::MAX, |r| r.rank))
+                .collect();
+            ran_on.sort_unstable();
+            ran_on.dedup();
+            println!("batch {b}: the report's runs name ranks {ran_on:?}");
             println!(
                 "batch {b}: {} instances over {ranks} rank(s) in {:.2} ms (scatter {:.2} ms, gather {:.2} ms, MPI overhead {:.2} ms)",
                 xs.len(),

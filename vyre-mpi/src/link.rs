@@ -44,12 +44,12 @@ impl Link<'_> {
     /// Ends the job: a wait that ran out. Prints which ranks did not answer.
     fn give_up(&self, doing: &str, ranks: &[i32], batch: u64) -> ! {
         let names: Vec<String> = ranks.iter().map(i32::to_string).collect();
-        eprintln!(
+        crate::say(&format!(
             "vyre-mpi: rank {me}: rank(s) {who} did not {doing} within {t:?} (batch {batch}; ClusterOptions::timeout): a rank that died or hangs cannot be waited out, so rank {me} ends the job (MPI_Abort, exit code {TIMEOUT_EXIT_CODE})",
             me = self.rank(),
             who = names.join(", "),
             t = self.timeout,
-        );
+        ));
         self.world.abort(TIMEOUT_EXIT_CODE)
     }
 

@@ -11,7 +11,7 @@ use vyre_graph::{
 
 use crate::cluster::{Cluster, ClusterReport, ShareReport};
 use crate::error::MpiError;
-use crate::member::{cause, elapsed_ns};
+use crate::member::{cause, elapsed_ns, readable_header};
 use crate::wire::{self, Done, Reply, SinkKind, Work, tag};
 
 /// The largest message MPI's `int` count carries.
@@ -35,7 +35,7 @@ impl<E: Engine> Cluster<E> {
         let (owners, messages) = match shares {
             Ok(split) => split,
             Err(error) => {
-                let stop = wire::write_share(batch, Err(&error.to_string()));
+                let stop = wire::write_share(batch, Err(&error));
                 let all: Vec<(i32, Vec<u8>)> = others.iter().map(|&r| (r, stop.clone())).collect();
                 link.send_all(
                     &all,
@@ -86,8 +86,7 @@ impl<E: Engine> Cluster<E> {
                 failure.get_or_insert(error);
             }
         }
-        let note = failure.as_ref().map(ToString::to_string);
-        let outcome = wire::write_note(batch, note.as_deref().map_or(Ok(0), Err));
+        let outcome = wire::write_note(batch, failure.as_ref().map_or(Ok(0), Err));
         let all: Vec<(i32, Vec<u8>)> = others.iter().map(|&r| (r, outcome.clone())).collect();
         link.send_all(&all, tag::OUTCOME, "take the batch's outcome", batch);
 
@@ -134,9 +133,14 @@ impl<E: Engine> Cluster<E> {
         instances: &[Instance<'_>],
     ) -> std::result::Result<(Vec<usize>, Vec<Vec<u8>>), MpiError> {
         let sizes: Vec<u64> = instances.iter().map(|i| i.n).collect();
+        // A vector whose header another rank cannot read stays here.
         let pinned: Vec<bool> = instances
             .iter()
-            .map(|i| i.sinks.iter().any(|s| matches!(s, Sink::Vector(_))))
+            .map(|i| {
+                i.sinks
+                    .iter()
+                    .any(|s| matches!(s, Sink::Vector(v) if !readable_header(v.header_size())))
+            })
             .collect();
         let owners = self.state().throughput.assign(self.size(), &sizes, &pinned);
         let mut messages = Vec::with_capacity(self.size().saturating_sub(1));
@@ -187,7 +191,13 @@ fn check_joins(joins: &[Vec<u8>], batch: u64) -> std::result::Result<(), MpiErro
                     instances: usize::try_from(count).unwrap_or(usize::MAX),
                 });
             }
-            Ok(Err(reason)) | Err(reason) => return Err(MpiError::Protocol { rank, reason }),
+            Ok(Err(error)) => {
+                return Err(MpiError::Protocol {
+                    rank,
+                    reason: error.to_string(),
+                });
+            }
+            Err(reason) => return Err(MpiError::Protocol { rank, reason }),
         }
     }
     Ok(())
@@ -234,7 +244,10 @@ fn work_of(index: usize, instance: &Instance<'_>) -> Work {
             .iter()
             .map(|s| match s {
                 Sink::Host(dst) => SinkKind::Host(dst.len() as u64),
-                _ => SinkKind::Skip,
+                Sink::Vector(v) => SinkKind::Vector {
+                    header: v.header_size() as u64,
+                },
+                Sink::Device(_) | Sink::Texture(_) | Sink::Skip => SinkKind::Skip,
             })
             .collect(),
     }
@@ -333,9 +346,7 @@ fn gather(
         let run = match done {
             Done::Failed(cause) => {
                 let error = MpiError::Instance { rank, index, cause };
-                let run = Err(BackendError::DispatchFailed {
-                    reason: format!("vyre-mpi: {error}"),
-                });
+                let run = Err(error.to_backend());
                 failure.get_or_insert(error);
                 run
             }
@@ -373,18 +384,33 @@ fn write_sinks(
         });
     }
     for (k, (sink, bytes)) in sinks.iter_mut().zip(outputs).enumerate() {
-        if let Sink::Host(dst) = sink {
-            if dst.len() != bytes.len() {
-                return Err(MpiError::Protocol {
-                    rank,
-                    reason: format!(
-                        "{} bytes for output {k} of instance {index}, whose sink holds {}",
+        let misfit = |what: String| MpiError::Protocol {
+            rank,
+            reason: format!("output {k} of instance {index}: {what}"),
+        };
+        match sink {
+            Sink::Host(dst) => {
+                if dst.len() != bytes.len() {
+                    return Err(misfit(format!(
+                        "{} bytes for a sink that holds {}",
                         bytes.len(),
                         dst.len()
-                    ),
-                });
+                    )));
+                }
+                dst.copy_from_slice(bytes);
             }
-            dst.copy_from_slice(bytes);
+            Sink::Vector(v) => {
+                let (header, body) = bytes.split_at_checked(v.header_size()).ok_or_else(|| {
+                    misfit(format!("{} bytes, less than its header", bytes.len()))
+                })?;
+                v.fill(header, body).map_err(|error| MpiError::Output {
+                    index,
+                    output: k,
+                    rank,
+                    cause: error.to_string(),
+                })?;
+            }
+            Sink::Device(_) | Sink::Texture(_) | Sink::Skip => {}
         }
     }
     Ok(())

@@ -128,6 +128,43 @@ fn one_two_and_four_ranks_check_every_instance_against_the_cpu() {
     );
 }
 
+/// Outputs read into vectors (what `graph!`'s typed `run_batch` gives) and
+/// into `Headed` vectors (a header, then the elements) spread over the
+/// ranks like slices: every instance checked, header included, and the
+/// batch's report names more than one rank.
+#[test]
+fn vector_and_headed_sinks_spread_over_two_and_four_ranks() {
+    for sinks in ["vector", "headed"] {
+        for ranks in [2, 4] {
+            let job = mpirun(ranks, &["--quick", "--sinks", sinks]);
+            let what = format!("--sinks {sinks} on {ranks} ranks");
+            assert_eq!(job.code, Some(0), "{what}:\n{}", job.output);
+            assert!(
+                job.output
+                    .contains("checked 8 instances against the CPU on every batch"),
+                "{what}:\n{}",
+                job.output
+            );
+            // The batches after the first (the first is split equally).
+            for b in 2..=3 {
+                let named = job
+                    .output
+                    .lines()
+                    .find_map(|l| {
+                        l.strip_prefix(&format!("batch {b}: the report's runs name ranks "))
+                    })
+                    .unwrap_or_else(|| panic!("{what}: no ranks for batch {b}:\n{}", job.output));
+                let named: Vec<&str> = named.trim_matches(['[', ']']).split(", ").collect();
+                assert!(named.len() > 1, "{what}: batch {b} ran on {named:?} only");
+                assert!(
+                    !named.contains(&"18446744073709551615"),
+                    "{what}: a failed run"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn a_rank_that_exits_mid_batch_ends_the_job_naming_it() {
     let job = mpirun(4, &["--quick", "--exit-rank", "2"]);
@@ -169,6 +206,12 @@ fn a_rank_whose_engine_fails_fails_the_batch_on_every_rank_then_the_next_batch_r
             job.output
         );
     }
+    // The same failure through the Engine API (the typed API's error).
+    for rank in 0..4 {
+        let line =
+            format!("rank {rank}: through the Engine API: rank 3 of the MPI job failed: instance ");
+        assert!(job.output.contains(&line), "rank {rank}:\n{}", job.output);
+    }
     assert!(
         job.output
             .contains("is 6499 bytes, not a multiple of its 4-byte element")
@@ -209,6 +252,10 @@ fn a_batch_passed_on_another_rank_than_zero_fails_on_every_rank_naming_it() {
     for rank in 0..2 {
         let line = format!(
             "rank {rank}: batch 1 failed: rank 1 passed 1 instance(s) to the batch, but only rank 0's"
+        );
+        assert!(job.output.contains(&line), "rank {rank}:\n{}", job.output);
+        let line = format!(
+            "rank {rank}: through the Engine API: rank 1 of the MPI job failed: it passed 1 instance(s)"
         );
         assert!(job.output.contains(&line), "rank {rank}:\n{}", job.output);
     }
