@@ -68,7 +68,7 @@ fn install_panic_hook() {
             previous(info);
             if mpi::environment::is_initialized() && !mpi::environment::is_finalized() {
                 let world = SimpleCommunicator::world();
-                say(&format!(
+                link::say(&format!(
                     "vyre-mpi: rank {} panicked; ending the job (MPI_Abort, exit code {PANIC_EXIT_CODE}) so that the other ranks do not wait for it",
                     world.rank()
                 ));
@@ -76,15 +76,4 @@ fn install_panic_hook() {
             }
         }));
     });
-}
-
-/// Prints `line` to stderr in one write, so that mpirun, which forwards
-/// each rank's output as it reads it, cannot cut it with its own messages
-/// (such as its report of an `MPI_Abort` that follows).
-pub(crate) fn say(line: &str) {
-    use std::io::Write;
-    let mut stderr = std::io::stderr().lock();
-    // Nothing to do if stderr is gone: the job ends anyway.
-    let _ = stderr.write_all(format!("{line}\n").as_bytes());
-    let _ = stderr.flush();
 }
