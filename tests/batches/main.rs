@@ -1,6 +1,7 @@
 //! Several runs at once: batches (`batch`, `batch_lengths`), streams
 //! (`stream`), problem size 0 in every way to run (`size_zero`) and the
-//! async twins of batches and streams (`batch_async`).
+//! async twins of batches and streams (`batch_async`), and typed graphs
+//! running their batches on an engine of the test's own (`engine`).
 //!
 //! One test binary of the workspace's `tests/`; `tests/README.md` says
 //! which binary holds which area and where a new test goes.
@@ -16,5 +17,6 @@ mod shared {
 mod batch;
 mod batch_async;
 mod batch_lengths;
+mod engine;
 mod size_zero;
 mod stream;

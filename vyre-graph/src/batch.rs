@@ -217,19 +217,30 @@ impl Graph {
     /// Every instance's checks, before anything of the batch runs.
     fn check_batch(&self, instances: &[Instance<'_>], config: &DispatchConfig) -> Result<()> {
         for (index, instance) in instances.iter().enumerate() {
-            let checked = self
-                .program
-                .check_run(
-                    &self.gpu,
-                    instance.n,
-                    &instance.feeds,
-                    &instance.sinks,
-                    config,
-                )
-                .and_then(|_| self.check_problem_size(config, instance.n));
-            checked.map_err(|e| of_instance(index, e))?;
+            self.check_instance(index, instance, config)?;
         }
         Ok(())
+    }
+
+    /// The checks of [`Graph::run_batch`] for one instance, at position
+    /// `index` of its batch (a device set checks each instance on every
+    /// device that may run it).
+    pub(crate) fn check_instance(
+        &self,
+        index: usize,
+        instance: &Instance<'_>,
+        config: &DispatchConfig,
+    ) -> Result<()> {
+        self.program
+            .check_run(
+                &self.gpu,
+                instance.n,
+                &instance.feeds,
+                &instance.sinks,
+                config,
+            )
+            .and_then(|_| self.check_problem_size(config, instance.n))
+            .map_err(|e| of_instance(index, e))
     }
 
     /// The most of `count` instances of size `n` that one stacked run can

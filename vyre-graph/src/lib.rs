@@ -131,6 +131,8 @@ mod graph;
 mod plan;
 mod run;
 mod seed;
+#[cfg(not(target_arch = "wasm32"))]
+mod set;
 pub mod spec;
 
 #[doc(inline)]
@@ -152,6 +154,8 @@ pub use run::recorded::RecordedRun;
 pub use run::report::{LoopReport, RunPhases, RunReport};
 pub use run::trace::Trace;
 pub use seed::dispatch::{GpuDispatchGraph, LaunchAccounting, launch_accounting};
+#[cfg(not(target_arch = "wasm32"))]
+pub use set::{DeviceStatus, GpuFilter, Gpus, GraphSet, Throughput};
 pub use spec::config::{DispatchConfig, GridStride, LoopBound, MAX_STRIDE_STEPS, StreamDepth};
 pub use spec::error::{BackendError, DRIVER_SETUP_HINT, Result};
 pub use spec::plan::{BatchDispatchPlan, Topology};
@@ -285,6 +289,14 @@ pub mod __private {
     /// return [`BackendError::BackendPanicked`] and leave `gpu` usable).
     pub fn inject_backend_panics(gpu: &Gpu, count: usize) {
         gpu.inject_backend_panics(count);
+    }
+
+    /// Fault injection for vyre's own tests, not an API: `gpu`'s device is
+    /// destroyed as lost after `submissions` more submissions (0: now), as
+    /// a driver reset would leave it; its runs then fail with
+    /// [`BackendError::DeviceLost`] (a device set's failover tests).
+    pub fn inject_device_loss(gpu: &Gpu, submissions: usize) {
+        gpu.inject_device_loss(submissions);
     }
 
     /// Fault injection for vyre's own tests, not an API: popped error

@@ -1,7 +1,9 @@
 // Every method and field the typed API generates, used as
 // `tests/ui/fail/stub_every_method.rs` uses them on a graph with a
 // mistake: the same code compiles against the real API.
-use vyre_graph::{BackendError, DispatchConfig, GpuBufferHandle, Gpu, Graph, RunReport, graph};
+use vyre_graph::{
+    BackendError, DispatchConfig, Engine, GpuBufferHandle, Gpu, Graph, RunReport, graph,
+};
 
 graph! {
     pub struct Scaled;
@@ -44,9 +46,24 @@ fn use_it(gpu: &Gpu) -> Result<(), BackendError> {
     let many: Vec<Result<ScaledOutputs, BackendError>> = g.run_many(&config, 2, &[&x[..]]);
     println!("{} {}", batch.len(), many.len());
     let _: &Graph = g.graph();
+    let on_engine: Scaled = Scaled::with_engine(Graph::new(gpu, Scaled::SPEC)?)?;
+    let _: &Graph = on_engine.engine();
+    println!("{}", on_any_engine(&on_engine, &x[..])?.len());
     println!("{}\n{}", g.describe(), g.to_dot());
-    println!("{} {g:?}", Scaled::SPEC.name);
+    println!("{} {g:?} {}", Scaled::SPEC.name, SPEC.name);
     Ok(())
+}
+
+// `SPEC` in const contexts: `Scaled` alone is `Scaled<Graph>`.
+const SPEC: vyre_graph::spec::GraphSpec = Scaled::SPEC;
+
+// Batches and streams of any engine, written once.
+fn on_any_engine<E: Engine>(g: &Scaled<E>, x: &[f32]) -> Result<Vec<ScaledOutputs>, BackendError> {
+    let config = DispatchConfig::default();
+    let _: Vec<Result<ScaledOutputs, BackendError>> = pollster::block_on(g.run_many_async(&config, 2, &[x]));
+    let _: Vec<ScaledOutputs> = pollster::block_on(g.run_batch_async(&config, &[x]))?;
+    let _: &E = g.engine();
+    g.run_batch(&config, &[x])
 }
 
 fn main() {

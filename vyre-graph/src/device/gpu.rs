@@ -7,11 +7,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::adapter::{instance_descriptor, pick_adapter};
 use super::counters::{Counters, GpuCounters};
-use super::poller::{PollResult, Polled, PollerFaults, PollerState};
+use super::poller::{PollResult, Polled, PollerState};
 use super::scopes::CaughtErrors;
 use super::transfer::{Copier, TransferPool};
 use crate::spec::error::{BackendError, Result};
 use crate::spec::transfer::TransferOptions;
+
+mod hooks;
+mod open;
 
 /// How to open a [`Gpu`].
 ///
@@ -176,6 +179,9 @@ struct GpuInner {
     /// Whether popped scopes answer later, as in a browser, for vyre's own
     /// tests ([`Gpu::defer_scope_errors`]).
     defer_scopes: AtomicBool,
+    /// Submissions still to go before the device is destroyed as lost (0:
+    /// never), for vyre's own tests ([`Gpu::inject_device_loss`]).
+    lose_after: AtomicUsize,
 }
 
 impl Polled for GpuInner {
@@ -280,21 +286,17 @@ impl Gpu {
     pub async fn new_async(options: GpuOptions) -> Result<Self> {
         let instance = wgpu::Instance::new(instance_descriptor());
         let adapter = pick_adapter(&instance, options.power_preference).await?;
+        Self::open_adapter(adapter, &options).await
+    }
+
+    /// Request a device of `adapter` and assemble the `Gpu`.
+    async fn request(
+        adapter: wgpu::Adapter,
+        features: wgpu::Features,
+        limits: wgpu::Limits,
+        transfer: Option<TransferOptions>,
+    ) -> Result<Self> {
         let mut summary = AdapterSummary::of(&adapter.get_info());
-        let limits = if options.adapter_limits {
-            adapter.limits()
-        } else {
-            wgpu::Limits::default().using_resolution(adapter.limits())
-        };
-        let mut features = options
-            .features
-            .unwrap_or_else(|| adapter.features() & crate::spec::all_wgpu_features());
-        if options.timestamps {
-            features |= adapter.features()
-                & (wgpu::Features::TIMESTAMP_QUERY
-                    | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
-                    | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
-        }
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("vyre"),
@@ -316,14 +318,7 @@ impl Gpu {
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
             eprintln!("vyre-graph: uncaptured wgpu error: {e}");
         }));
-        let gpu = Self::assemble(
-            Some(adapter),
-            device,
-            queue,
-            summary,
-            limits,
-            options.transfer,
-        );
+        let gpu = Self::assemble(Some(adapter), device, queue, summary, limits, transfer);
         // A lost device (a browser that reclaimed it, a driver reset) fails
         // the next run with `DeviceLost`, saying so, instead of a puzzling
         // validation error. Only on devices vyre opened: an adopted device's
@@ -417,6 +412,7 @@ impl Gpu {
                 transfer,
                 backend_panics: AtomicUsize::new(0),
                 defer_scopes: AtomicBool::new(false),
+                lose_after: AtomicUsize::new(0),
             }),
         }
     }
@@ -577,7 +573,9 @@ impl Gpu {
             .counters
             .submissions
             .fetch_add(1, Ordering::Relaxed);
-        self.inner.queue.submit(std::iter::once(command))
+        let index = self.inner.queue.submit(std::iter::once(command));
+        self.lose_if_due();
+        index
     }
 
     /// Block until `index` (or everything submitted) has finished, or
@@ -716,33 +714,6 @@ impl Gpu {
             std::mem::forget(self.inner.device.clone());
             std::mem::forget(self.inner.queue.clone());
         }
-    }
-
-    /// Replaces the poller faults still to come (see [`PollerFaults`]).
-    pub(crate) fn inject_poller_faults(&self, faults: PollerFaults) {
-        self.inner.poller.inject(faults);
-    }
-
-    /// Makes the next `count` shader-module creations panic where wgpu's
-    /// own call would, inside the catch that turns such a panic into
-    /// [`BackendError::BackendPanicked`] (for vyre's own tests).
-    pub(crate) fn inject_backend_panics(&self, count: usize) {
-        self.inner.backend_panics.store(count, Ordering::Release);
-    }
-
-    /// Makes popped error scopes answer later, as a browser's do, also
-    /// where wgpu answers at once (for vyre's own tests of the deferred
-    /// path, see [`CaughtErrors::pop_deferred`]).
-    pub(crate) fn defer_scope_errors(&self, on: bool) {
-        self.inner.defer_scopes.store(on, Ordering::Release);
-    }
-
-    /// Whether an injected backend panic is due now (one is used up).
-    pub(crate) fn take_backend_panic(&self) -> bool {
-        self.inner
-            .backend_panics
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
-            .is_ok()
     }
 
     /// Why the device was lost, when it was (`None` while it works, and

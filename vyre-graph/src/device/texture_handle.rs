@@ -42,6 +42,14 @@ impl GpuTextureHandle {
         }
     }
 
+    /// The id of the [`Gpu`] it belongs to ([`Gpu::id`]): a run on another
+    /// `Gpu` refuses it, and a device set runs an instance that uses it on
+    /// this one.
+    #[must_use]
+    pub fn gpu_id(&self) -> u64 {
+        self.gpu_id
+    }
+
     /// The wgpu texture.
     #[must_use]
     pub fn texture(&self) -> &wgpu::Texture {

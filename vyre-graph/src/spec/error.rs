@@ -452,6 +452,38 @@ pub enum BackendError {
         /// The wgpu feature's name (`SHADER_INT64`).
         wgpu: &'static str,
     },
+    /// A device set ([`Gpus`](crate::Gpus), [`GraphSet`](crate::GraphSet))
+    /// cannot be made or used as asked.
+    #[error("invalid device set: {reason}")]
+    InvalidDeviceSet {
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
+    /// Something failed on one device of a device set: `source` says what.
+    #[error("device {device} of the set ({adapter}): {source}")]
+    OnDevice {
+        /// Its index in the set.
+        device: usize,
+        /// Its adapter.
+        adapter: String,
+        /// What went wrong there.
+        source: Box<BackendError>,
+    },
+    /// Every device of a device set ([`GraphSet`](crate::GraphSet)) failed
+    /// or was left out, so instances of a batch had no device left to run
+    /// on. Instances that had run keep their outputs; the others wrote
+    /// nothing.
+    #[error(
+        "no device of the set can run the batch ({unfinished} instances did not run): {}; fix what each device's error says and call `GraphSet::retry` (or `retry_all`) to bring the devices back, or open a new device set",
+        devices.join("; ")
+    )]
+    AllDevicesFailed {
+        /// Instances of the batch that did not run.
+        unfinished: usize,
+        /// Each device's error: `device I (ADAPTER): MESSAGE`, in the set's
+        /// order.
+        devices: Vec<String>,
+    },
     /// Mapping a readback buffer failed.
     #[error(
         "reading results back failed: {reason}; the device may have been lost (driver reset): open a new Gpu"

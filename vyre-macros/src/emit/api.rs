@@ -1,8 +1,11 @@
-//! The typed API of a checked graph ([`expand`]): the graph type with its
-//! `SPEC`, `new`, the `run*` family (each blocking method, native only,
-//! with its `async` twin, the browser's way), `record`, `describe` and
-//! `to_dot`, the outputs and resident outputs types, and one argument
-//! trait per host input (`args.rs`).
+//! The typed API of a checked graph ([`expand`]): the graph type, generic
+//! over its engine (`Name<E = Graph>`), with its `SPEC`, `new`, the `run*`
+//! family (each blocking method, native only, with its `async` twin, the
+//! browser's way), `record`, `describe` and `to_dot` on `impl Name` (one
+//! `Graph`); `with_engine`, `engine` and the batch methods on
+//! `impl<E: Engine> Name<E>` (`engine.rs`, `batch.rs`); the outputs and
+//! resident outputs types, and one argument trait per host input
+//! (`args.rs`).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -10,7 +13,8 @@ use syn::Ident;
 
 use super::args::arg_trait;
 use super::batch::{Batched, batch_methods};
-use super::docs::{derives_debug, distinct_kernels, element_doc, run_docs};
+use super::docs::{derives_debug, distinct_kernels, element_doc, engine_doc, run_docs};
+use super::engine::engine_methods;
 use super::methods::{Flavor, Spelling, signature_of, web_stub_of};
 use super::rust_types::{struct_tokens, type_tokens};
 use super::spec::spec;
@@ -38,6 +42,7 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
     let run_async = run_methods(a, &host, Flavor::Async);
     let resident = resident_methods(a, &host);
     let queries = queries(&host);
+    let engine = engine_methods(a, &host.spelling);
     let batch = batch_methods(
         a,
         &Batched {
@@ -70,7 +75,9 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
 
         #output_structs
 
-        // One argument per host input: wide graphs have many.
+        // One argument per host input: wide graphs have many. Everything of
+        // one `Graph` on one GPU: `impl #name` is `impl #name<Graph>`, so
+        // `#name::new(..)` and `#name::SPEC` need no annotation.
         #[allow(clippy::too_many_arguments)]
         impl #name {
             /// The static description of this graph (kernels, buffers, nodes), checked at compile time.
@@ -99,6 +106,12 @@ pub fn expand(a: &GraphAnalysis) -> TokenStream {
             #resident
             #queries
             #(#web_stubs)*
+        }
+
+        // What every engine runs: batches and streams.
+        #[allow(clippy::too_many_arguments)]
+        impl<E: #p::Engine> #name<E> {
+            #engine
             #batch
         }
     }
@@ -232,7 +245,7 @@ fn type_item(a: &GraphAnalysis) -> TokenStream {
     // `Debug` for the graph type, unless the user derives it.
     let debug_impl = (!derives_debug(attrs)).then(|| {
         quote! {
-            impl ::core::fmt::Debug for #name {
+            impl<E: ::core::fmt::Debug> ::core::fmt::Debug for #name<E> {
                 fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                     f.debug_struct(::core::stringify!(#name)).field("graph", &self.graph).finish()
                 }
@@ -254,14 +267,16 @@ fn type_item(a: &GraphAnalysis) -> TokenStream {
         .iter()
         .map(|b| format!("- {}", element_doc(b)))
         .collect();
+    let engine_docs = engine_doc(name);
     quote! {
         #(#attrs)*
         #default_doc
         #[doc = ""]
         #[doc = #summary]
         #(#[doc = #buffer_docs])*
-        #vis struct #name {
-            graph: #p::Graph,
+        #(#[doc = #engine_docs])*
+        #vis struct #name<E = #p::Graph> {
+            graph: E,
         }
 
         #debug_impl

@@ -1,7 +1,9 @@
-//! `run_batch` and `run_many` of the typed API, and their `async` twins:
-//! each instance's arguments turned into an untyped `Instance` (feeds, and
-//! sinks into a fresh outputs struct), then one call into the runtime's
-//! `Graph::run_batch` or `Graph::run_many` (or `_async`), which do the work.
+//! `run_batch` and `run_many` of the typed API, and their `async` twins,
+//! on every engine (`impl<E: Engine> Name<E>`): each instance's arguments
+//! turned into an untyped `Instance` (feeds, and sinks into a fresh
+//! outputs struct), then one call through the `Engine` trait
+//! (`Engine::run_batch` or `Engine::run_many`, or `_async`: for one GPU,
+//! `Graph`'s own), which does the work.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -79,10 +81,10 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
             Flavor::Async => " As a future that never blocks the thread (the way on `wasm32`).",
         };
         let batch_doc = format!(
-            "Runs independent instances of this graph's problem, each with its own arguments (a tuple per instance when the graph takes several), in as few submissions as the device allows, and returns each instance's outputs in order (see [`vyre_graph::Graph::{batch}`]: element-wise graphs run all instances of one size as one stacked run).{twin}"
+            "Runs independent instances of this graph's problem, each with its own arguments (a tuple per instance when the graph takes several), on the engine `E` (see [`vyre_graph::Engine::{batch}`]; on one GPU, in as few submissions as the device allows, see [`vyre_graph::Graph::{batch}`]: element-wise graphs run all instances of one size as one stacked run), and returns each instance's outputs in order.{twin}"
         );
         let many_doc = format!(
-            "Runs the instances one after another as a stream with up to `depth` runs in flight (see [`vyre_graph::Graph::{many}`]), returning each run's outputs or error in order: an error is that run's own and the stream goes on.{twin}"
+            "Runs the instances one after another as a stream with up to `depth` runs in flight on the engine `E` (see [`vyre_graph::Engine::{many}`] and [`vyre_graph::Graph::{many}`]), returning each run's outputs or error in order: an error is that run's own and the stream goes on.{twin}"
         );
         quote! {
         #[doc = #batch_doc]
@@ -92,7 +94,7 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
         /// The first failing instance's error, naming it (`BackendError::BatchInstance`); nothing runs when an instance fails its checks.
         #batch_sig {
             #build
-            let __vyre_report = self.graph.#batch(config, &mut __vyre_batch)#wait?;
+            let __vyre_report = <E as #p::Engine>::#batch(&self.graph, config, &mut __vyre_batch)#wait?;
             ::core::mem::drop(__vyre_batch);
             for __vyre_run in __vyre_report.runs {
                 __vyre_run?;
@@ -118,7 +120,7 @@ pub fn batch_methods(a: &GraphAnalysis, host: &Batched) -> TokenStream {
                 __vyre_sizes.push(__vyre_size.err());
                 __vyre_batch.push(#p::Instance::new(n, __vyre_feeds, ::std::vec![#(#sinks),*]));
             }
-            let __vyre_ran = self.graph.#many(config, depth, &mut __vyre_batch)#wait;
+            let __vyre_ran = <E as #p::Engine>::#many(&self.graph, config, depth, &mut __vyre_batch)#wait;
             ::core::mem::drop(__vyre_batch);
             __vyre_ran
                 .into_iter()
@@ -159,7 +161,9 @@ fn parts(a: &GraphAnalysis, host: &Batched) -> Parts {
         ProblemSize::Param => {
             quote!({ let _ = __vyre_index; ::core::result::Result::<u64, #p::BackendError>::Ok(n) })
         }
-        ProblemSize::Infer => quote!(self.graph.instance_size(__vyre_index, &__vyre_feeds)),
+        ProblemSize::Infer => {
+            quote!(<E as #p::Engine>::instance_size(&self.graph, __vyre_index, &__vyre_feeds))
+        }
         ProblemSize::Unused => {
             quote!({ let _ = __vyre_index; ::core::result::Result::<u64, #p::BackendError>::Ok(1) })
         }

@@ -45,6 +45,27 @@ pub fn element_doc(b: &BufferOut) -> String {
     }
 }
 
+/// The struct's lines about its engine parameter `E`: what it is, what
+/// runs on which, and a short example (`text`: a generated doc's code
+/// would run as a doctest of the user's crate, where this crate's paths
+/// are unknown).
+pub fn engine_doc(name: &syn::Ident) -> Vec<String> {
+    vec![
+        String::new(),
+        format!(
+            "`E` is the engine that runs its batches: a [`Graph`](vyre_graph::Graph) on one GPU by default (`{name}` is `{name}<Graph>`, made by [`{name}::new`], with every method), or any other [`Engine`](vyre_graph::Engine), such as a device set, given to [`{name}::with_engine`]. On every engine the typed `run_batch`, `run_many` and their `async` twins spread the instances over it; single runs, resident outputs and recording are `{name}<Graph>`'s."
+        ),
+        String::new(),
+        "```text".to_string(),
+        format!("let graph = {name}::new(&gpu)?;                      // {name}<Graph>"),
+        "let outputs = graph.run_batch(&config, &instances)?;".to_string(),
+        format!("let set = {name}::with_engine(GraphSet::new(&gpus, {name}::SPEC)?)?;"),
+        "let outputs = set.run_batch(&config, &instances)?;    // spread over the devices"
+            .to_string(),
+        "```".to_string(),
+    ]
+}
+
 /// Kernels as declared: `transform/fold.rs` may have added a wrapped copy of one
 /// (same label) for its `over` nodes.
 pub fn distinct_kernels(a: &GraphAnalysis) -> usize {

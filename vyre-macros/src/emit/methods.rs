@@ -1,5 +1,6 @@
 //! The generated type's methods, as one table ([`METHODS`]): each one's
-//! name, parameters and return type. The typed API (`api.rs`, `batch.rs`)
+//! name, parameters, return type and the `impl` block it stands in (the
+//! one-GPU type's, or every engine's). The typed API (`api.rs`, `batch.rs`)
 //! and the error stub (`stub.rs`) both spell every signature from it
 //! ([`signature`]), so the stub promises exactly the methods of the real
 //! API (the tests below check that both expansions define each method of
@@ -16,6 +17,8 @@ use super::tokens::private;
 pub enum Param {
     /// `gpu: &Gpu` (`new` only, which takes no `self`).
     Gpu,
+    /// `engine: E` (`with_engine` only, which takes no `self`).
+    Engine,
     /// `config: &DispatchConfig`.
     Config,
     /// `encoder: &mut wgpu::CommandEncoder`.
@@ -57,10 +60,23 @@ pub enum Returns {
     EachResult,
     /// `&Graph`.
     Graph,
+    /// `&E`, the engine.
+    Engine,
     /// `Description`.
     Description,
     /// `String`.
     Text,
+}
+
+/// Which `impl` block of the generated type a method stands in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum On {
+    /// `impl Name` (= `Name<Graph>`): what one `Graph` on one GPU does
+    /// (single runs, resident outputs, recording, `new`).
+    OneGpu,
+    /// `impl<E: Engine> Name<E>`: what any engine does (batches and
+    /// streams, `with_engine`, `engine`).
+    AnyEngine,
 }
 
 /// One generated method's shape.
@@ -68,6 +84,8 @@ pub enum Returns {
 pub struct Method {
     /// Its name.
     pub name: &'static str,
+    /// The `impl` block it stands in.
+    pub on: On,
     /// Whether it is `async`.
     pub is_async: bool,
     /// For a method that blocks the calling thread: its `async` twin. It is
@@ -83,6 +101,7 @@ pub struct Method {
 const fn method(name: &'static str, params: &'static [Param], returns: Returns) -> Method {
     Method {
         name,
+        on: On::OneGpu,
         is_async: false,
         web_twin: None,
         params,
@@ -108,6 +127,14 @@ const fn future(name: &'static str, params: &'static [Param], returns: Returns) 
     Method {
         is_async: true,
         ..method(name, params, returns)
+    }
+}
+
+/// `m`, on every engine (`impl<E: Engine> Name<E>`).
+const fn any_engine(m: Method) -> Method {
+    Method {
+        on: On::AnyEngine,
+        ..m
     }
 }
 
@@ -137,9 +164,10 @@ impl Flavor {
     }
 }
 
-use Param::{Config, Depth, Encoder, Gpu, Inputs, Instances, N, OutputsMut, Resident};
+use Param::{Config, Depth, Encoder, Engine, Gpu, Inputs, Instances, N, OutputsMut, Resident};
 
-/// Every method of a generated graph type, in the order it is emitted.
+/// Every method of a generated graph type, in the order it is emitted:
+/// those of `impl Name` first, then those of `impl<E: Engine> Name<E>`.
 pub const METHODS: &[Method] = &[
     blocking("new", &[Gpu], Returns::New, "new_async"),
     future("new_async", &[Gpu], Returns::New),
@@ -190,28 +218,30 @@ pub const METHODS: &[Method] = &[
     method("graph", &[], Returns::Graph),
     method("describe", &[], Returns::Description),
     method("to_dot", &[], Returns::Text),
-    blocking(
+    any_engine(method("with_engine", &[Engine], Returns::New)),
+    any_engine(method("engine", &[], Returns::Engine)),
+    any_engine(blocking(
         "run_batch",
         &[Config, Instances],
         Returns::EachOutputs,
         "run_batch_async",
-    ),
-    blocking(
+    )),
+    any_engine(blocking(
         "run_many",
         &[Config, Depth, Instances],
         Returns::EachResult,
         "run_many_async",
-    ),
-    future(
+    )),
+    any_engine(future(
         "run_batch_async",
         &[Config, Instances],
         Returns::EachOutputs,
-    ),
-    future(
+    )),
+    any_engine(future(
         "run_many_async",
         &[Config, Depth, Instances],
         Returns::EachResult,
-    ),
+    )),
 ];
 
 /// How one expansion spells the parts of a signature that are the graph's
@@ -273,9 +303,11 @@ pub fn signature(m: &Method, s: &Spelling) -> TokenStream {
     } else {
         None
     };
-    let receiver = (!m.params.contains(&Gpu)).then(|| quote!(&self,));
+    let receiver =
+        (!m.params.contains(&Gpu) && !m.params.contains(&Engine)).then(|| quote!(&self,));
     let params = m.params.iter().map(|param| match param {
         Gpu => quote!(gpu: &#p::Gpu,),
+        Engine => quote!(engine: E,),
         Config => quote!(config: &#p::DispatchConfig,),
         Encoder => quote!(encoder: &mut #p::wgpu::CommandEncoder,),
         OutputsMut => quote!(outputs: &mut #outputs,),
@@ -302,6 +334,7 @@ pub fn signature(m: &Method, s: &Spelling) -> TokenStream {
             quote!(::std::vec::Vec<#each>)
         }
         Returns::Graph => quote!(&#p::Graph),
+        Returns::Engine => quote!(&E),
         Returns::Description => quote!(#p::Description),
         Returns::Text => quote!(::std::string::String),
     };
@@ -362,11 +395,13 @@ pub fn web_stub_of(name: &str, s: &Spelling) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use super::METHODS;
+    use super::{METHODS, On};
     use crate::tests::{SAXPY_NODES, compile_errors, expand, saxpy};
 
-    /// The names of the methods of `impl Saxpy` in an expansion, in order.
-    fn methods_of(src: &str) -> (Vec<String>, usize) {
+    /// The methods of `Saxpy`'s inherent `impl` blocks in an expansion, in
+    /// order, each with the block it stands in: `impl Saxpy` (no generics)
+    /// or `impl<E: Engine> Saxpy<E>`.
+    fn methods_of(src: &str) -> (Vec<(String, On)>, usize) {
         let ts = expand(src);
         let errors = compile_errors(&ts).len();
         let file: syn::File = syn::parse2(ts).expect("the expansion parses");
@@ -377,10 +412,20 @@ mod tests {
                 syn::Item::Impl(i) if i.trait_.is_none() => Some(i),
                 _ => None,
             })
-            .filter(|i| matches!(&*i.self_ty, syn::Type::Path(p) if p.path.is_ident("Saxpy")))
-            .flat_map(|i| &i.items)
-            .filter_map(|item| match item {
-                syn::ImplItem::Fn(f) if !web_only(f) => Some(f.sig.ident.to_string()),
+            .filter(|i| {
+                matches!(&*i.self_ty, syn::Type::Path(p)
+                    if p.path.segments.last().is_some_and(|s| s.ident == "Saxpy"))
+            })
+            .flat_map(|i| {
+                let on = if i.generics.params.is_empty() {
+                    On::OneGpu
+                } else {
+                    On::AnyEngine
+                };
+                i.items.iter().map(move |item| (item, on))
+            })
+            .filter_map(|(item, on)| match item {
+                syn::ImplItem::Fn(f) if !web_only(f) => Some((f.sig.ident.to_string(), on)),
                 _ => None,
             })
             .collect();
@@ -423,7 +468,7 @@ mod tests {
 
     #[test]
     fn the_real_api_and_the_stub_define_the_tables_methods() {
-        let table: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
+        let table: Vec<(String, On)> = METHODS.iter().map(|m| (m.name.to_string(), m.on)).collect();
         let (real, errors) = methods_of(&saxpy(SAXPY_NODES));
         assert_eq!(errors, 0);
         assert_eq!(real, table, "the typed API");
@@ -433,5 +478,42 @@ mod tests {
         ));
         assert_eq!(errors, 1);
         assert_eq!(stub, table, "the stub");
+    }
+
+    /// The struct is generic over its engine, `Graph` by default, in the
+    /// real API and in the stub alike (so `Saxpy<SomeEngine>` written by
+    /// the user resolves even when the graph has errors).
+    #[test]
+    fn the_type_takes_an_engine_defaulting_to_graph() {
+        for (src, what) in [
+            (saxpy(SAXPY_NODES), "the typed API"),
+            (
+                saxpy(
+                    "node scale(src: xs, dst: t) over n; node add(a: t, b: y, params: params, out: out) over n;",
+                ),
+                "the stub",
+            ),
+        ] {
+            let file: syn::File = syn::parse2(expand(&src)).expect("the expansion parses");
+            let item = file
+                .items
+                .iter()
+                .find_map(|item| match item {
+                    syn::Item::Struct(s) if s.ident == "Saxpy" => Some(s),
+                    _ => None,
+                })
+                .expect("the struct");
+            let generics = item
+                .generics
+                .params
+                .iter()
+                .map(|g| quote::quote!(#g).to_string())
+                .collect::<Vec<_>>();
+            assert_eq!(
+                generics,
+                ["E = :: vyre_graph :: __private :: Graph"],
+                "{what}"
+            );
+        }
     }
 }

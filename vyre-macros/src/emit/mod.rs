@@ -1,7 +1,7 @@
 //! Stage 6: tokens. Takes the [`GraphAnalysis`] of stages 4 and 5 and
 //! produces the expansion (`api.rs`: the typed API, `spec.rs`: the static
-//! `GraphSpec`, `args.rs`: one argument trait per input, `docs.rs`: the
-//! generated docs, `textures.rs`, `rust_types.rs`: Rust types and the
+//! `GraphSpec`, `args.rs`: one argument trait per input, `batch.rs` and
+//! `engine.rs`: what every engine runs, `docs.rs`: the generated docs, `textures.rs`, `rust_types.rs`: Rust types and the
 //! generated structs); or, when anything failed, the stub beside the
 //! errors (`stub.rs`, from stage 4's [`StubTypes`]). Both spell the
 //! methods' signatures from one table (`methods.rs`).
@@ -19,6 +19,7 @@ mod api;
 mod args;
 mod batch;
 mod docs;
+mod engine;
 mod methods;
 pub mod rust_types;
 mod spec;

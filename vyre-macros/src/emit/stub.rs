@@ -8,7 +8,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::Ident;
 
-use super::methods::{METHODS, Spelling, signature};
+use super::methods::{METHODS, On, Spelling, signature};
 use super::rust_types::{struct_tokens, type_tokens};
 use super::tokens::{borrowed_str, is_host_input, private};
 use crate::model::{BufferDecl, GraphInput, Header, Prim, RustTy, StubTypes};
@@ -22,7 +22,8 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
     };
     let p = private();
     let docs = attrs.iter().filter(|a| a.path().is_ident("doc"));
-    let methods = stub_methods(&stub_spelling(input, name));
+    let spelling = stub_spelling(input, name);
+    let [one_gpu, any_engine] = [On::OneGpu, On::AnyEngine].map(|on| stub_methods(&spelling, on));
     let spec_name = borrowed_str(&name.to_string());
     // Outputs keep their names, and their types where a kernel that
     // reflected says them, so user code reading them does not cascade.
@@ -35,8 +36,8 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
         #(#docs)*
         /// (graph! reported errors; this is a placeholder.)
         #[derive(::core::fmt::Debug)]
-        #vis struct #name {
-            _graph: (),
+        #vis struct #name<E = #p::Graph> {
+            _graph: ::core::marker::PhantomData<E>,
         }
         #(#structs)*
         #outputs
@@ -53,7 +54,11 @@ pub fn stub(input: &GraphInput, known: &StubTypes) -> TokenStream {
                 fused: #p::Cow::Borrowed(&[]),
                 loops: #p::Cow::Borrowed(&[]),
             };
-            #methods
+            #one_gpu
+        }
+        #[allow(unused_variables, clippy::diverging_sub_expression, clippy::too_many_arguments)]
+        impl<E: #p::Engine> #name<E> {
+            #any_engine
         }
     }
 }
@@ -200,13 +205,13 @@ fn output_types(input: &GraphInput, known: &StubTypes) -> Vec<(Ident, Option<Rus
         .collect()
 }
 
-/// The generated type's methods: every method of the table the real API
-/// is built from (`methods.rs`), each with the real one's signature (every
-/// input of its own generic type, so no argument adds an error) and an
-/// unreachable body.
-fn stub_methods(spelling: &Spelling) -> TokenStream {
+/// The generated type's methods of the `impl` block `on`: every such
+/// method of the table the real API is built from (`methods.rs`), each with
+/// the real one's signature (every input of its own generic type, so no
+/// argument adds an error) and an unreachable body.
+fn stub_methods(spelling: &Spelling, on: On) -> TokenStream {
     let unreachable = quote!(::core::unreachable!("graph! failed to compile"));
-    let methods = METHODS.iter().map(|m| {
+    let methods = METHODS.iter().filter(|m| m.on == on).map(|m| {
         let sig = signature(m, spelling);
         quote! {
             /// Placeholder (graph! reported errors).
