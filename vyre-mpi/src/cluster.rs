@@ -230,7 +230,7 @@ impl<E: Engine> Cluster<E> {
 
     /// Runs a batch over the ranks (collectively: see [`Cluster`]),
     /// returning the MPI error itself where [`Engine::run_batch`] gives a
-    /// [`BackendError`].
+    /// [`BackendError`](vyre_graph::BackendError).
     ///
     /// # Errors
     /// An [`MpiError`] naming the rank and the cause, the same on every

@@ -116,9 +116,19 @@ fn one_two_and_four_ranks_check_every_instance_against_the_cpu() {
         assert!(job.took < BOUND, "{ranks} rank(s) took {:?}", job.took);
     }
     // More instances than one rank's share, uneven sizes, more batches.
+    // The untyped API, into slices.
     let job = mpirun(
         2,
-        &["--instances", "13", "--size", "3001", "--batches", "4"],
+        &[
+            "--instances",
+            "13",
+            "--size",
+            "3001",
+            "--batches",
+            "4",
+            "--sinks",
+            "host",
+        ],
     );
     assert_eq!(job.code, Some(0), "{}", job.output);
     assert!(
@@ -165,6 +175,40 @@ fn vector_and_headed_sinks_spread_over_two_and_four_ranks() {
     }
 }
 
+/// The typed API (`Poly::with_engine(cluster)`, the example's default):
+/// its batches spread, and a rank's failure arrives on every rank as
+/// `BackendError::RankFailed`, after which the same graph runs again.
+#[test]
+fn the_typed_api_spreads_and_fails_with_the_rank_named() {
+    let job = mpirun(4, &["--quick"]);
+    assert_eq!(job.code, Some(0), "{}", job.output);
+    for b in 2..=3 {
+        let line = format!("batch {b}: the typed batch ran on ranks [0, ");
+        assert!(job.output.contains(&line), "batch {b}:\n{}", job.output);
+    }
+    let job = mpirun(4, &["--quick", "--fail-rank", "2"]);
+    assert_eq!(job.code.map(|c| c != 0), Some(true), "{}", job.output);
+    assert!(job.took < BOUND, "took {:?}", job.took);
+    for rank in 0..4 {
+        let line = format!("rank {rank}: batch 1 failed: rank 2 of the MPI job failed: instance ");
+        assert!(job.output.contains(&line), "rank {rank}:\n{}", job.output);
+    }
+    assert!(
+        job.output
+            .contains("the batch after the failure ran; checked 8 instances against the CPU"),
+        "{}",
+        job.output
+    );
+    let job = mpirun(2, &["--quick", "--member-batch", "1"]);
+    assert_eq!(job.code.map(|c| c != 0), Some(true), "{}", job.output);
+    for rank in 0..2 {
+        let line = format!(
+            "rank {rank}: batch 1 failed: rank 1 of the MPI job failed: it passed 1 instance(s)"
+        );
+        assert!(job.output.contains(&line), "rank {rank}:\n{}", job.output);
+    }
+}
+
 #[test]
 fn a_rank_that_exits_mid_batch_ends_the_job_naming_it() {
     let job = mpirun(4, &["--quick", "--exit-rank", "2"]);
@@ -194,7 +238,7 @@ fn a_rank_that_panics_ends_the_job_instead_of_hanging_it() {
 
 #[test]
 fn a_rank_whose_engine_fails_fails_the_batch_on_every_rank_then_the_next_batch_runs() {
-    let job = mpirun(4, &["--quick", "--fail-rank", "3"]);
+    let job = mpirun(4, &["--quick", "--fail-rank", "3", "--sinks", "host"]);
     assert_eq!(job.code.map(|c| c != 0), Some(true), "{}", job.output);
     assert!(job.took < BOUND, "took {:?}", job.took);
     for rank in 0..4 {
@@ -246,7 +290,7 @@ fn a_rank_that_stops_answering_is_named_when_the_timeout_runs_out() {
 
 #[test]
 fn a_batch_passed_on_another_rank_than_zero_fails_on_every_rank_naming_it() {
-    let job = mpirun(2, &["--quick", "--member-batch", "1"]);
+    let job = mpirun(2, &["--quick", "--member-batch", "1", "--sinks", "host"]);
     assert_eq!(job.code.map(|c| c != 0), Some(true), "{}", job.output);
     assert!(job.took < BOUND, "took {:?}", job.took);
     for rank in 0..2 {
