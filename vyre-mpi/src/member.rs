@@ -90,7 +90,7 @@ impl<E: Engine> Cluster<E> {
     }
 
     /// The test hook: a fault injected into this rank acts now.
-    fn before_share(&self, work: &mut [Work]) {
+    fn before_share(&self, work: &mut [Work<'_>]) {
         let rank = self.rank();
         match self.take_fault() {
             None => {}
@@ -113,7 +113,7 @@ impl<E: Engine> Cluster<E> {
             }
             Some(Fault::CorruptFeed) => {
                 if let Some(feed) = work.first_mut().and_then(|w| w.feeds.first_mut()) {
-                    feed.pop();
+                    *feed = feed.split_last().map_or(&[][..], |(_, rest)| rest);
                 }
             }
         }
@@ -121,7 +121,11 @@ impl<E: Engine> Cluster<E> {
 
     /// Runs a share on the local engine: the reply for rank 0 and the
     /// engine's report.
-    fn run_share(&self, config: &DispatchConfig, work: &[Work]) -> (Reply, Option<BatchReport>) {
+    fn run_share(
+        &self,
+        config: &DispatchConfig,
+        work: &[Work<'_>],
+    ) -> (Reply<Vec<u8>>, Option<BatchReport>) {
         let mut outputs: Vec<Vec<Out>> = Vec::with_capacity(work.len());
         for item in work {
             match item.sinks.iter().map(|&kind| Out::new(kind)).collect() {

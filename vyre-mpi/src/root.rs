@@ -227,7 +227,7 @@ fn check_host(instances: &[Instance<'_>]) -> std::result::Result<(), MpiError> {
 }
 
 /// What a remote rank needs of instance `index`.
-fn work_of(index: usize, instance: &Instance<'_>) -> Work {
+fn work_of<'a>(index: usize, instance: &'a Instance<'_>) -> Work<'a> {
     Work {
         index: index as u64,
         n: instance.n,
@@ -235,8 +235,8 @@ fn work_of(index: usize, instance: &Instance<'_>) -> Work {
             .feeds
             .iter()
             .map(|f| match f {
-                Feed::Host(bytes) => bytes.to_vec(),
-                Feed::Device(_) | Feed::Texture(_) => Vec::new(),
+                Feed::Host(bytes) => *bytes,
+                Feed::Device(_) | Feed::Texture(_) => &[],
             })
             .collect(),
         sinks: instance
@@ -326,7 +326,7 @@ fn take_local(
 /// into `runs`.
 fn gather(
     rank: usize,
-    reply: Reply,
+    reply: Reply<&[u8]>,
     theirs: &[usize],
     instances: &mut [Instance<'_>],
     runs: &mut [Option<Result<RunReport>>],
@@ -371,7 +371,7 @@ fn write_sinks(
     rank: usize,
     index: usize,
     sinks: &mut [Sink<'_>],
-    outputs: &[Vec<u8>],
+    outputs: &[&[u8]],
 ) -> std::result::Result<(), MpiError> {
     if sinks.len() != outputs.len() {
         return Err(MpiError::Protocol {

@@ -59,36 +59,38 @@ impl SinkKind {
     }
 }
 
-/// One instance of a share.
+/// One instance of a share, its feeds borrowed (from rank 0's batch when
+/// written, from the message when read: no copies besides the message).
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Work {
+pub(crate) struct Work<'a> {
     /// Its index in rank 0's batch.
     pub(crate) index: u64,
     /// Its problem size.
     pub(crate) n: u64,
     /// Each host feed's bytes.
-    pub(crate) feeds: Vec<Vec<u8>>,
+    pub(crate) feeds: Vec<&'a [u8]>,
     /// Each sink.
     pub(crate) sinks: Vec<SinkKind>,
 }
 
-/// What a rank did with one instance.
+/// What a rank did with one instance; its outputs are `B`: owned where
+/// written, borrowed from the message where read.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Done {
+pub(crate) enum Done<B> {
     /// It ran on this device of the rank; each sink's bytes (empty for a
     /// skipped one; for a vector, its header's bytes then its elements').
-    Ok { device: u64, outputs: Vec<Vec<u8>> },
+    Ok { device: u64, outputs: Vec<B> },
     /// It failed with this message.
     Failed(String),
 }
 
-/// A rank's reply.
+/// A rank's reply (outputs as in [`Done`]).
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Reply {
+pub(crate) struct Reply<B> {
     /// Host nanoseconds its engine took for the share.
     pub(crate) wall_ns: u64,
     /// Per instance of the share, or the engine's error for the whole.
-    pub(crate) runs: Result<Vec<Done>, String>,
+    pub(crate) runs: Result<Vec<Done<B>>, String>,
 }
 
 /// Writes a message.
@@ -232,7 +234,7 @@ pub(crate) fn write_share(batch: u64, share: Result<&[Work], &MpiError>) -> Vec<
 pub(crate) fn read_share(
     message: &[u8],
     batch: u64,
-) -> Result<Result<Vec<Work>, MpiError>, String> {
+) -> Result<Result<Vec<Work<'_>>, MpiError>, String> {
     let mut r = Reader::new(message, batch)?;
     let bad = || "a share that does not parse".to_string();
     if r.u64().ok_or_else(bad)? == 0 {
@@ -249,7 +251,7 @@ pub(crate) fn read_share(
         let index = r.u64().ok_or_else(bad)?;
         let n = r.u64().ok_or_else(bad)?;
         let feeds = (0..r.count(8).ok_or_else(bad)?)
-            .map(|_| r.bytes().map(<[u8]>::to_vec))
+            .map(|_| r.bytes())
             .collect::<Option<Vec<_>>>()
             .ok_or_else(bad)?;
         let sinks = (0..r.count(16).ok_or_else(bad)?)
@@ -270,7 +272,7 @@ pub(crate) fn read_share(
 }
 
 /// A reply.
-pub(crate) fn write_reply(batch: u64, reply: &Reply) -> Vec<u8> {
+pub(crate) fn write_reply<B: AsRef<[u8]>>(batch: u64, reply: &Reply<B>) -> Vec<u8> {
     let mut w = Writer::new(batch);
     w.u64(reply.wall_ns);
     match &reply.runs {
@@ -292,7 +294,7 @@ pub(crate) fn write_reply(batch: u64, reply: &Reply) -> Vec<u8> {
                         w.u64(*device);
                         w.u64(outputs.len() as u64);
                         for out in outputs {
-                            w.bytes(out);
+                            w.bytes(out.as_ref());
                         }
                     }
                 }
@@ -303,7 +305,7 @@ pub(crate) fn write_reply(batch: u64, reply: &Reply) -> Vec<u8> {
 }
 
 /// Reads a reply written by [`write_reply`].
-pub(crate) fn read_reply(message: &[u8], batch: u64) -> Result<Reply, String> {
+pub(crate) fn read_reply(message: &[u8], batch: u64) -> Result<Reply<&[u8]>, String> {
     let mut r = Reader::new(message, batch)?;
     let bad = || "a reply that does not parse".to_string();
     let wall_ns = r.u64().ok_or_else(bad)?;
@@ -323,7 +325,7 @@ pub(crate) fn read_reply(message: &[u8], batch: u64) -> Result<Reply, String> {
         }
         let device = r.u64().ok_or_else(bad)?;
         let outputs = (0..r.count(8).ok_or_else(bad)?)
-            .map(|_| r.bytes().map(<[u8]>::to_vec))
+            .map(|_| r.bytes())
             .collect::<Option<Vec<_>>>()
             .ok_or_else(bad)?;
         runs.push(Done::Ok { device, outputs });
@@ -378,7 +380,7 @@ mod tests {
             Work {
                 index: 7,
                 n: 3,
-                feeds: vec![vec![1, 2, 3], vec![]],
+                feeds: vec![&[1, 2, 3], &[]],
                 sinks: vec![
                     SinkKind::Host(12),
                     SinkKind::Skip,
@@ -410,12 +412,22 @@ mod tests {
             runs: Ok(vec![
                 Done::Ok {
                     device: 1,
-                    outputs: vec![vec![9; 12], vec![]],
+                    outputs: vec![vec![9u8; 12], vec![]],
                 },
                 Done::Failed("bad".into()),
             ]),
         };
-        assert_eq!(read_reply(&write_reply(4, &reply), 4), Ok(reply));
+        let heard = Reply {
+            wall_ns: 5,
+            runs: Ok(vec![
+                Done::Ok {
+                    device: 1,
+                    outputs: vec![&[9u8; 12][..], &[]],
+                },
+                Done::Failed("bad".into()),
+            ]),
+        };
+        assert_eq!(read_reply(&write_reply(4, &reply), 4), Ok(heard));
         assert!(matches!(read_note(&write_note(4, Ok(3)), 4), Ok(Ok(3))));
         let finalized = MpiError::Finalized;
         let Ok(Err(heard)) = read_note(&write_note(4, Err(&finalized)), 4) else {
