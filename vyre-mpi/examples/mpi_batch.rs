@@ -27,8 +27,9 @@
 //! `--panic-rank R`, `--stall-rank R` (that rank exits, panics or stops
 //! answering in the middle of the first batch) and `--fail-rank R` (that
 //! rank's engine refuses its share) and `--member-batch R` (that rank
-//! passes a batch of its own, which only rank 0 may): every rank then runs
-//! a clean batch again and exits with code 2.
+//! passes a batch of its own, which only rank 0 may) and `--sinks wide`
+//! (rank 0's vectors of `u64` do not fit the `u32` outputs): every rank
+//! then runs a clean batch again and exits with code 2.
 
 use std::time::{Duration, Instant};
 
@@ -102,6 +103,9 @@ enum Sinks {
     Vector,
     /// Into `Headed` vectors (header and elements), with `HeadedPoly`.
     Headed,
+    /// Into vectors of `u64`, which an output of an odd number of `u32`s
+    /// does not fit (for the tests: every rank fails the first batch).
+    Wide,
 }
 
 /// Rank 0's outputs.
@@ -110,6 +114,8 @@ enum Outs {
     Plain(Vec<Vec<u32>>),
     /// For [`Sinks::Headed`].
     Headed(Vec<Headed<OutHeader, u32>>),
+    /// For [`Sinks::Wide`].
+    Wide(Vec<Vec<u64>>),
 }
 
 /// The command line.
@@ -157,6 +163,7 @@ fn parse() -> Result<Args, String> {
                     "host" => Sinks::Host,
                     "vector" => Sinks::Vector,
                     "headed" => Sinks::Headed,
+                    "wide" => Sinks::Wide,
                     other => {
                         return Err(format!("--sinks {other}: typed, host, vector or headed"));
                     }
@@ -200,6 +207,11 @@ fn batch<'a>(xs: &'a [Vec<u32>], outs: &'a mut Outs, sinks: Sinks) -> Vec<Instan
             .zip(ys.iter_mut())
             .map(|(x, y)| Instance::new(x.len() as u64, feed(x), vec![Sink::from(y)]))
             .collect(),
+        Outs::Wide(ys) => xs
+            .iter()
+            .zip(ys.iter_mut())
+            .map(|(x, y)| Instance::new(x.len() as u64, feed(x), vec![Sink::from(y)]))
+            .collect(),
     }
 }
 
@@ -210,6 +222,7 @@ fn outputs(xs: &[Vec<u32>], sinks: Sinks) -> Outs {
         Sinks::Host => Outs::Plain(xs.iter().map(|x| vec![0; x.len()]).collect()),
         Sinks::Vector | Sinks::Typed => Outs::Plain(xs.iter().map(|_| Vec::new()).collect()),
         Sinks::Headed => Outs::Headed(xs.iter().map(|_| Headed::default()).collect()),
+        Sinks::Wide => Outs::Wide(xs.iter().map(|_| Vec::new()).collect()),
     }
 }
 
@@ -218,6 +231,7 @@ fn check(xs: &[Vec<u32>], outs: &Outs) -> Result<usize, String> {
     let ys: Vec<&[u32]> = match outs {
         Outs::Plain(ys) => ys.iter().map(Vec::as_slice).collect(),
         Outs::Headed(ys) => ys.iter().map(|y| y.elements.as_slice()).collect(),
+        Outs::Wide(_) => return Err("u64 vectors are for the failure test only".into()),
     };
     if ys.len() != xs.len() {
         return Err(format!("{} outputs for {} instances", ys.len(), xs.len()));
@@ -472,7 +486,13 @@ fn run_untyped(
                     "rank {rank}: through the Engine API: {}",
                     error.to_backend()
                 );
-                // The same cluster runs the next batch correctly.
+                // The same cluster runs the next batch correctly (into
+                // vectors that fit, after `--sinks wide`).
+                let sinks = if sinks == Sinks::Wide {
+                    Sinks::Vector
+                } else {
+                    sinks
+                };
                 ys = outputs(&xs, sinks);
                 cluster.run(&config, &mut batch(&xs, &mut ys, sinks))?;
                 if rank == 0 {
@@ -541,6 +561,7 @@ fn json(
             Sinks::Host => "host",
             Sinks::Vector => "vector",
             Sinks::Headed => "headed",
+            Sinks::Wide => "wide",
         },
         args.instances,
         args.size,

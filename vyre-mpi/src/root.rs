@@ -415,3 +415,71 @@ fn write_sinks(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vyre_graph::Headed;
+
+    #[test]
+    fn outputs_from_another_rank_fill_slices_vectors_and_headed_vectors() {
+        let words: Vec<u8> = [1u32, 2, 3].iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut headed_bytes = vec![7, 0, 0, 0, 9, 0, 0, 0];
+        headed_bytes.extend_from_slice(&words);
+        let (mut slice, mut vector) = (vec![0u8; 12], vec![5u32; 40]);
+        let mut headed: Headed<[u32; 2], u32> = Headed::default();
+        let mut sinks = vec![
+            Sink::Host(&mut slice),
+            Sink::from(&mut vector),
+            Sink::from(&mut headed),
+            Sink::Skip,
+        ];
+        let outputs: [&[u8]; 4] = [&words, &words, &headed_bytes, &[]];
+        write_sinks(1, 4, &mut sinks, &outputs).expect("the outputs fit");
+        drop(sinks);
+        assert_eq!(slice, words);
+        assert_eq!(vector, [1, 2, 3]);
+        assert_eq!((headed.header, headed.elements), ([7, 9], vec![1, 2, 3]));
+    }
+
+    #[test]
+    fn outputs_that_do_not_fit_are_errors_naming_the_rank_and_instance() {
+        // Another count of outputs, another slice length: the ranks differ.
+        let mut slice = vec![0u8; 8];
+        let misfit = write_sinks(2, 3, &mut [Sink::Host(&mut slice)], &[&[0; 12]]);
+        assert!(
+            matches!(&misfit, Err(MpiError::Protocol { rank: 2, reason }) if reason.contains("output 0 of instance 3")),
+            "{misfit:?}"
+        );
+        assert!(matches!(
+            write_sinks(2, 3, &mut [Sink::Skip], &[]),
+            Err(MpiError::Protocol { rank: 2, .. })
+        ));
+        // Fewer bytes than the vector's header.
+        let mut headed: Headed<[u32; 2], u32> = Headed::default();
+        let short = write_sinks(1, 0, &mut [Sink::from(&mut headed)], &[&[0; 4]]);
+        assert!(
+            matches!(short, Err(MpiError::Protocol { rank: 1, .. })),
+            "{short:?}"
+        );
+        // A vector of another element type: the sink's own error, the
+        // vector left as a run would leave it.
+        let mut wide: Vec<u64> = vec![1];
+        let error = write_sinks(3, 5, &mut [Sink::from(&mut wide)], &[&[0; 12]])
+            .expect_err("12 bytes are not whole u64s");
+        assert!(
+            matches!(&error, MpiError::Output { index: 5, output: 0, rank: 3, cause } if cause.contains("8-byte")),
+            "{error:?}"
+        );
+        assert_eq!(error.blame(), None);
+        // The same sink takes bytes that fit afterwards.
+        write_sinks(
+            3,
+            5,
+            &mut [Sink::from(&mut wide)],
+            &[&[1, 0, 0, 0, 0, 0, 0, 0]],
+        )
+        .expect("whole u64s");
+        assert_eq!(wide, [1]);
+    }
+}

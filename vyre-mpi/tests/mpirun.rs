@@ -209,6 +209,29 @@ fn the_typed_api_spreads_and_fails_with_the_rank_named() {
     }
 }
 
+/// Vectors of `u64` for outputs of an odd number of `u32`s: the batch
+/// fails on every rank with the sink's own error, and the next batch (into
+/// vectors that fit) runs.
+#[test]
+fn vectors_that_do_not_fit_fail_the_batch_on_every_rank() {
+    let job = mpirun(4, &["--quick", "--sinks", "wide"]);
+    assert_eq!(job.code.map(|c| c != 0), Some(true), "{}", job.output);
+    assert!(job.took < BOUND, "took {:?}", job.took);
+    for rank in 0..4 {
+        let failed = job.output.lines().any(|l| {
+            l.starts_with(&format!("rank {rank}: batch 1 failed: "))
+                && l.contains("not a whole number of the vector's 8-byte elements")
+        });
+        assert!(failed, "rank {rank}:\n{}", job.output);
+    }
+    assert!(
+        job.output
+            .contains("the batch after the failure ran; checked 8 instances against the CPU"),
+        "{}",
+        job.output
+    );
+}
+
 #[test]
 fn a_rank_that_exits_mid_batch_ends_the_job_naming_it() {
     let job = mpirun(4, &["--quick", "--exit-rank", "2"]);
