@@ -10,8 +10,7 @@ use std::time::Duration;
 use mpi::environment::Universe;
 use mpi::topology::{Communicator, SimpleCommunicator};
 use vyre_graph::{
-    BackendError, BatchReport, DispatchConfig, Engine, Feed, Instance, Result, RunReport,
-    spec::GraphSpec,
+    BatchReport, DispatchConfig, Engine, Feed, Instance, Result, RunReport, spec::GraphSpec,
 };
 
 use crate::error::MpiError;
@@ -132,10 +131,12 @@ pub(crate) struct State {
 /// ends the job (`MPI_Abort`), as does a panic once [`init`](crate::init)
 /// installed its hook.
 ///
-/// Instances whose outputs go into vectors (`Sink::Vector`, `Sink::from(&mut
-/// vec)`) run on rank 0: `vyre-graph` offers no way yet to fill such a
-/// sink with bytes that came from elsewhere. Give `Sink::Host` slices to
-/// spread them.
+/// Outputs may go into slices (`Sink::Host`) or vectors (`Sink::Vector`,
+/// what `graph!`'s typed `run_batch` reads into): another rank reads a
+/// vector's output into bytes (its header too, for a `Headed`) and rank 0
+/// fills the vector with them ([`VecSink::fill`](vyre_graph::VecSink::fill)).
+/// Only an instance with a vector whose header is over 128 bytes or not a
+/// whole number of 4-byte words stays on rank 0.
 ///
 /// ```no_run
 /// use vyre_graph::{DispatchConfig, Engine, Feed, Gpu, Graph, Instance, Sink};
@@ -229,7 +230,7 @@ impl<E: Engine> Cluster<E> {
 
     /// Runs a batch over the ranks (collectively: see [`Cluster`]),
     /// returning the MPI error itself where [`Engine::run_batch`] gives a
-    /// [`BackendError`].
+    /// [`BackendError`](vyre_graph::BackendError).
     ///
     /// # Errors
     /// An [`MpiError`] naming the rank and the cause, the same on every
@@ -293,19 +294,9 @@ impl<E: Engine> Cluster<E> {
     ) -> Vec<Result<RunReport>> {
         match self.run(config, instances) {
             Ok(report) => report.runs,
-            Err(error) => {
-                let reason = error.to_string();
-                let mut first = Some(error.into_backend());
-                (0..instances.len().max(1))
-                    .map(|_| {
-                        Err(first
-                            .take()
-                            .unwrap_or_else(|| BackendError::DispatchFailed {
-                                reason: format!("vyre-mpi: {reason}"),
-                            }))
-                    })
-                    .collect()
-            }
+            Err(error) => (0..instances.len().max(1))
+                .map(|_| Err(error.to_backend()))
+                .collect(),
         }
     }
 }
@@ -326,7 +317,7 @@ impl<E: Engine> Engine for Cluster<E> {
         config: &DispatchConfig,
         instances: &mut [Instance<'_>],
     ) -> Result<BatchReport> {
-        self.run(config, instances).map_err(MpiError::into_backend)
+        self.run(config, instances).map_err(|e| e.to_backend())
     }
 
     async fn run_batch_async(
@@ -334,7 +325,7 @@ impl<E: Engine> Engine for Cluster<E> {
         config: &DispatchConfig,
         instances: &mut [Instance<'_>],
     ) -> Result<BatchReport> {
-        self.run(config, instances).map_err(MpiError::into_backend)
+        self.run(config, instances).map_err(|e| e.to_backend())
     }
 
     /// As [`Cluster::run`] (the instances of a cluster's stream run as one

@@ -73,6 +73,21 @@ pub enum MpiError {
         /// What did not fit.
         reason: String,
     },
+    /// An output another rank sent does not fit rank 0's vector sink for
+    /// it (a vector of another element type than the output's).
+    #[error(
+        "output {output} of instance {index} (run on rank {rank}) does not fit its vector sink on rank 0: {cause}"
+    )]
+    Output {
+        /// The instance, in the batch's order.
+        index: usize,
+        /// The output.
+        output: usize,
+        /// The rank that ran it.
+        rank: usize,
+        /// Why it does not fit.
+        cause: String,
+    },
     /// A message is larger than one MPI message can carry.
     #[error(
         "the share for rank {rank} is {bytes} bytes, more than one MPI message carries (2 GiB - 1): split the batch into smaller batches"
@@ -83,31 +98,95 @@ pub enum MpiError {
         /// Its size.
         bytes: usize,
     },
-    /// Rank 0 told this rank that the batch failed (the message is rank
-    /// 0's rendering of one of the errors above).
-    #[error("{0}")]
-    Remote(String),
+    /// Rank 0 told this rank that the batch failed: one of the errors
+    /// above, as rank 0 rendered it.
+    #[error("{message}")]
+    Remote {
+        /// The rank that failed, when the error is a rank's failure.
+        rank: Option<usize>,
+        /// That rank's own error (what [`BackendError::RankFailed`]
+        /// carries); the whole message otherwise.
+        reason: String,
+        /// Rank 0's message.
+        message: String,
+    },
 }
 
 impl MpiError {
-    /// As a [`BackendError`], for [`Engine`](vyre_graph::Engine)'s methods:
-    /// a [`BackendError::DispatchFailed`] whose reason is this error's
-    /// message (it names the rank and the cause).
+    /// The rank this error blames and its failure, for
+    /// [`BackendError::RankFailed`]; `None` for an error of the batch
+    /// itself or of MPI (no rank to blame).
     ///
     /// ```
     /// let error = vyre_mpi::MpiError::Rank { rank: 2, cause: "device lost".into() };
-    /// assert!(error.into_backend().to_string().contains("rank 2 failed its share of the batch: device lost"));
+    /// assert_eq!(error.blame(), Some((2, "device lost".to_string())));
     /// ```
     #[must_use]
-    pub fn into_backend(self) -> BackendError {
-        BackendError::DispatchFailed {
-            reason: format!("vyre-mpi: {self}"),
+    pub fn blame(&self) -> Option<(usize, String)> {
+        match self {
+            MpiError::Rank { rank, cause } => Some((*rank, cause.clone())),
+            MpiError::Instance { rank, index, cause } => {
+                Some((*rank, format!("instance {index} of the batch: {cause}")))
+            }
+            MpiError::Protocol { rank, reason } => Some((
+                *rank,
+                format!(
+                    "it sent results that do not fit the batch ({reason}); every rank must run the same program with the same graph"
+                ),
+            )),
+            MpiError::NotRankZero { rank, instances } => Some((
+                *rank,
+                format!(
+                    "it passed {instances} instance(s) to the batch, but only rank 0's instances are the batch: every other rank calls run_batch with an empty slice"
+                ),
+            )),
+            MpiError::Remote {
+                rank: Some(rank),
+                reason,
+                ..
+            } => Some((*rank, reason.clone())),
+            MpiError::AlreadyInitialised
+            | MpiError::Finalized
+            | MpiError::NotHost { .. }
+            | MpiError::TooLarge { .. }
+            | MpiError::Output { .. }
+            | MpiError::Remote { rank: None, .. } => None,
         }
+    }
+
+    /// As a [`BackendError`], for [`Engine`](vyre_graph::Engine)'s methods
+    /// (the typed API of `graph!` types): the one mapping from this type.
+    /// A rank's failure (see [`MpiError::blame`]) is a
+    /// [`BackendError::RankFailed`] naming the rank and its error; any other
+    /// error a [`BackendError::DispatchFailed`] whose reason is this error's
+    /// message.
+    ///
+    /// ```
+    /// use vyre_graph::BackendError;
+    /// let error = vyre_mpi::MpiError::Rank { rank: 2, cause: "device lost".into() };
+    /// let backend = error.to_backend();
+    /// assert!(matches!(backend, BackendError::RankFailed { rank: 2, .. }));
+    /// assert_eq!(backend.to_string(), "rank 2 of the MPI job failed: device lost");
+    /// ```
+    #[must_use]
+    pub fn to_backend(&self) -> BackendError {
+        match self.blame() {
+            Some((rank, reason)) => BackendError::RankFailed { rank, reason },
+            None => BackendError::DispatchFailed {
+                reason: format!("vyre-mpi: {self}"),
+            },
+        }
+    }
+
+    /// As [`MpiError::to_backend`], taking the error.
+    #[must_use]
+    pub fn into_backend(self) -> BackendError {
+        self.to_backend()
     }
 }
 
 impl From<MpiError> for BackendError {
     fn from(error: MpiError) -> Self {
-        error.into_backend()
+        error.to_backend()
     }
 }

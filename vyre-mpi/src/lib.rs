@@ -68,10 +68,10 @@ fn install_panic_hook() {
             previous(info);
             if mpi::environment::is_initialized() && !mpi::environment::is_finalized() {
                 let world = SimpleCommunicator::world();
-                eprintln!(
+                link::say(&format!(
                     "vyre-mpi: rank {} panicked; ending the job (MPI_Abort, exit code {PANIC_EXIT_CODE}) so that the other ranks do not wait for it",
                     world.rank()
-                );
+                ));
                 world.abort(PANIC_EXIT_CODE);
             }
         }));

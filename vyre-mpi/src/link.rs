@@ -44,12 +44,12 @@ impl Link<'_> {
     /// Ends the job: a wait that ran out. Prints which ranks did not answer.
     fn give_up(&self, doing: &str, ranks: &[i32], batch: u64) -> ! {
         let names: Vec<String> = ranks.iter().map(i32::to_string).collect();
-        eprintln!(
+        say(&format!(
             "vyre-mpi: rank {me}: rank(s) {who} did not {doing} within {t:?} (batch {batch}; ClusterOptions::timeout): a rank that died or hangs cannot be waited out, so rank {me} ends the job (MPI_Abort, exit code {TIMEOUT_EXIT_CODE})",
             me = self.rank(),
             who = names.join(", "),
             t = self.timeout,
-        );
+        ));
         self.world.abort(TIMEOUT_EXIT_CODE)
     }
 
@@ -162,3 +162,14 @@ impl Link<'_> {
 }
 
 use mpi::datatype::Equivalence;
+
+/// Prints `line` to stderr in one write, so that mpirun, which forwards
+/// each rank's output as it reads it, cannot cut it with its own messages
+/// (such as its report of an `MPI_Abort` that follows).
+pub(crate) fn say(line: &str) {
+    use std::io::Write;
+    let mut stderr = std::io::stderr().lock();
+    // Nothing to do if stderr is gone: the job ends anyway.
+    let _ = stderr.write_all(format!("{line}\n").as_bytes());
+    let _ = stderr.flush();
+}

@@ -5,7 +5,8 @@
 
 use std::time::Instant;
 
-use vyre_graph::{BackendError, BatchReport, DispatchConfig, Engine, Feed, Instance, Sink};
+use vyre_graph::bytemuck::{self, Pod};
+use vyre_graph::{BackendError, BatchReport, DispatchConfig, Engine, Feed, Headed, Instance, Sink};
 
 use crate::cluster::{Cluster, ClusterReport, Fault, ShareReport};
 use crate::error::MpiError;
@@ -29,7 +30,7 @@ impl<E: Engine> Cluster<E> {
             |m| wire::read_share(m, batch),
         );
         let (reply, report, ran) = match share {
-            Ok(Err(reason)) => return Err(MpiError::Remote(reason)),
+            Ok(Err(error)) => return Err(error),
             Err(reason) => (
                 Reply {
                     wall_ns: 0,
@@ -73,7 +74,7 @@ impl<E: Engine> Cluster<E> {
                 engine_ns,
             }],
         });
-        outcome.map_err(MpiError::Remote)?;
+        outcome?;
         let mut report = match report {
             Some(report) => report,
             None => self
@@ -89,7 +90,7 @@ impl<E: Engine> Cluster<E> {
     }
 
     /// The test hook: a fault injected into this rank acts now.
-    fn before_share(&self, work: &mut [Work]) {
+    fn before_share(&self, work: &mut [Work<'_>]) {
         let rank = self.rank();
         match self.take_fault() {
             None => {}
@@ -112,7 +113,7 @@ impl<E: Engine> Cluster<E> {
             }
             Some(Fault::CorruptFeed) => {
                 if let Some(feed) = work.first_mut().and_then(|w| w.feeds.first_mut()) {
-                    feed.pop();
+                    *feed = feed.split_last().map_or(&[][..], |(_, rest)| rest);
                 }
             }
         }
@@ -120,49 +121,32 @@ impl<E: Engine> Cluster<E> {
 
     /// Runs a share on the local engine: the reply for rank 0 and the
     /// engine's report.
-    fn run_share(&self, config: &DispatchConfig, work: &[Work]) -> (Reply, Option<BatchReport>) {
-        let mut outputs: Vec<Vec<Vec<u8>>> = Vec::with_capacity(work.len());
+    fn run_share(
+        &self,
+        config: &DispatchConfig,
+        work: &[Work<'_>],
+    ) -> (Reply<Vec<u8>>, Option<BatchReport>) {
+        let mut outputs: Vec<Vec<Out>> = Vec::with_capacity(work.len());
         for item in work {
-            let mut bufs = Vec::with_capacity(item.sinks.len());
-            for sink in &item.sinks {
-                let len = match *sink {
-                    SinkKind::Skip => 0,
-                    SinkKind::Host(len) => len,
-                };
-                match zeroed(len) {
-                    Some(buf) => bufs.push(buf),
-                    None => {
-                        let reason = format!(
-                            "rank {} cannot allocate {len} bytes for an output of instance {}",
-                            self.rank(),
-                            item.index
-                        );
-                        return (
-                            Reply {
-                                wall_ns: 0,
-                                runs: Err(reason),
-                            },
-                            None,
-                        );
-                    }
+            match item.sinks.iter().map(|&kind| Out::new(kind)).collect() {
+                Ok(outs) => outputs.push(outs),
+                Err(what) => {
+                    let reason = format!(
+                        "rank {} cannot read {what} for an output of instance {}",
+                        self.rank(),
+                        item.index
+                    );
+                    let runs = Err(reason);
+                    return (Reply { wall_ns: 0, runs }, None);
                 }
             }
-            outputs.push(bufs);
         }
         let mut instances: Vec<Instance<'_>> = work
             .iter()
             .zip(outputs.iter_mut())
-            .map(|(item, bufs)| {
+            .map(|(item, outs)| {
                 let feeds = item.feeds.iter().map(|f| Feed::Host(f)).collect();
-                let sinks = item
-                    .sinks
-                    .iter()
-                    .zip(bufs.iter_mut())
-                    .map(|(kind, buf)| match kind {
-                        SinkKind::Skip => Sink::Skip,
-                        SinkKind::Host(_) => Sink::Host(buf),
-                    })
-                    .collect();
+                let sinks = outs.iter_mut().map(Out::sink).collect();
                 Instance::new(item.n, feeds, sinks)
             })
             .collect();
@@ -184,10 +168,10 @@ impl<E: Engine> Cluster<E> {
                     .runs
                     .iter()
                     .zip(outputs)
-                    .map(|(run, outputs)| match run {
+                    .map(|(run, outs)| match run {
                         Ok(run) => Done::Ok {
                             device: run.device as u64,
-                            outputs,
+                            outputs: outs.into_iter().map(Out::into_bytes).collect(),
                         },
                         Err(error) => Done::Failed(cause(error, &[])),
                     })
@@ -202,6 +186,103 @@ impl<E: Engine> Cluster<E> {
             }
         }
     }
+}
+
+/// Where a rank reads one output of its share, as rank 0's sink asks.
+enum Out {
+    /// Not read.
+    Skip,
+    /// Into bytes of the sink's length.
+    Host(Vec<u8>),
+    /// Into a vector of bytes (no header).
+    Vector(Vec<u8>),
+    /// Into a vector of bytes behind a header.
+    Headed(Box<dyn HeadedBytes>),
+}
+
+impl Out {
+    /// The storage for a sink of kind `kind`, or what it cannot hold.
+    fn new(kind: SinkKind) -> Result<Self, String> {
+        match kind {
+            SinkKind::Skip => Ok(Out::Skip),
+            SinkKind::Host(len) => zeroed(len)
+                .map(Out::Host)
+                .ok_or_else(|| format!("{len} bytes (the host cannot allocate them)")),
+            SinkKind::Vector { header: 0 } => Ok(Out::Vector(Vec::new())),
+            SinkKind::Vector { header } => usize::try_from(header)
+                .ok()
+                .and_then(headed)
+                .map(Out::Headed)
+                .ok_or_else(|| format!("a vector with a {header}-byte header")),
+        }
+    }
+
+    fn sink(&mut self) -> Sink<'_> {
+        match self {
+            Out::Skip => Sink::Skip,
+            Out::Host(buf) => Sink::Host(buf),
+            Out::Vector(v) => Sink::from(v),
+            Out::Headed(h) => h.sink(),
+        }
+    }
+
+    /// What rank 0 needs to fill its sink: the bytes read (a vector's
+    /// header first).
+    fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Out::Skip => Vec::new(),
+            Out::Host(buf) | Out::Vector(buf) => buf,
+            Out::Headed(h) => h.into_bytes(),
+        }
+    }
+}
+
+/// A [`Headed`] of bytes whose header is a whole number of words.
+trait HeadedBytes: Send {
+    fn sink(&mut self) -> Sink<'_>;
+    fn into_bytes(self: Box<Self>) -> Vec<u8>;
+}
+
+impl<const W: usize> HeadedBytes for Headed<[u32; W], u8>
+where
+    [u32; W]: Pod,
+{
+    fn sink(&mut self) -> Sink<'_> {
+        Sink::from(self)
+    }
+
+    fn into_bytes(self: Box<Self>) -> Vec<u8> {
+        let mut bytes = bytemuck::bytes_of(&self.header).to_vec();
+        bytes.extend_from_slice(&self.elements);
+        bytes
+    }
+}
+
+/// The largest vector header (bytes) another rank reads; an instance with a
+/// larger one, or one not a whole number of 4-byte words, runs on rank 0.
+const MAX_HEADER: usize = 128;
+
+/// Whether another rank reads a vector sink with a `header`-byte header.
+pub(crate) fn readable_header(header: usize) -> bool {
+    header.is_multiple_of(4) && header <= MAX_HEADER
+}
+
+/// A headed vector of bytes whose header is `header` bytes (a multiple of
+/// 4, at most [`MAX_HEADER`]; a WGSL struct's array starts at a multiple of
+/// its 4-, 8- or 16-byte alignment), or `None`.
+fn headed(header: usize) -> Option<Box<dyn HeadedBytes>> {
+    macro_rules! words {
+        ($($w:literal)*) => {
+            match header / 4 {
+                $($w => Some(Box::new(Headed::<[u32; $w], u8>::default())),)*
+                _ => None,
+            }
+        };
+    }
+    if !readable_header(header) {
+        return None;
+    }
+    words!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
 }
 
 /// What a share's engine said, with the instance it names (a position in

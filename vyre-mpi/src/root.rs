@@ -11,7 +11,7 @@ use vyre_graph::{
 
 use crate::cluster::{Cluster, ClusterReport, ShareReport};
 use crate::error::MpiError;
-use crate::member::{cause, elapsed_ns};
+use crate::member::{cause, elapsed_ns, readable_header};
 use crate::wire::{self, Done, Reply, SinkKind, Work, tag};
 
 /// The largest message MPI's `int` count carries.
@@ -35,7 +35,7 @@ impl<E: Engine> Cluster<E> {
         let (owners, messages) = match shares {
             Ok(split) => split,
             Err(error) => {
-                let stop = wire::write_share(batch, Err(&error.to_string()));
+                let stop = wire::write_share(batch, Err(&error));
                 let all: Vec<(i32, Vec<u8>)> = others.iter().map(|&r| (r, stop.clone())).collect();
                 link.send_all(
                     &all,
@@ -86,8 +86,7 @@ impl<E: Engine> Cluster<E> {
                 failure.get_or_insert(error);
             }
         }
-        let note = failure.as_ref().map(ToString::to_string);
-        let outcome = wire::write_note(batch, note.as_deref().map_or(Ok(0), Err));
+        let outcome = wire::write_note(batch, failure.as_ref().map_or(Ok(0), Err));
         let all: Vec<(i32, Vec<u8>)> = others.iter().map(|&r| (r, outcome.clone())).collect();
         link.send_all(&all, tag::OUTCOME, "take the batch's outcome", batch);
 
@@ -134,9 +133,14 @@ impl<E: Engine> Cluster<E> {
         instances: &[Instance<'_>],
     ) -> std::result::Result<(Vec<usize>, Vec<Vec<u8>>), MpiError> {
         let sizes: Vec<u64> = instances.iter().map(|i| i.n).collect();
+        // A vector whose header another rank cannot read stays here.
         let pinned: Vec<bool> = instances
             .iter()
-            .map(|i| i.sinks.iter().any(|s| matches!(s, Sink::Vector(_))))
+            .map(|i| {
+                i.sinks
+                    .iter()
+                    .any(|s| matches!(s, Sink::Vector(v) if !readable_header(v.header_size())))
+            })
             .collect();
         let owners = self.state().throughput.assign(self.size(), &sizes, &pinned);
         let mut messages = Vec::with_capacity(self.size().saturating_sub(1));
@@ -187,7 +191,13 @@ fn check_joins(joins: &[Vec<u8>], batch: u64) -> std::result::Result<(), MpiErro
                     instances: usize::try_from(count).unwrap_or(usize::MAX),
                 });
             }
-            Ok(Err(reason)) | Err(reason) => return Err(MpiError::Protocol { rank, reason }),
+            Ok(Err(error)) => {
+                return Err(MpiError::Protocol {
+                    rank,
+                    reason: error.to_string(),
+                });
+            }
+            Err(reason) => return Err(MpiError::Protocol { rank, reason }),
         }
     }
     Ok(())
@@ -217,7 +227,7 @@ fn check_host(instances: &[Instance<'_>]) -> std::result::Result<(), MpiError> {
 }
 
 /// What a remote rank needs of instance `index`.
-fn work_of(index: usize, instance: &Instance<'_>) -> Work {
+fn work_of<'a>(index: usize, instance: &'a Instance<'_>) -> Work<'a> {
     Work {
         index: index as u64,
         n: instance.n,
@@ -225,8 +235,8 @@ fn work_of(index: usize, instance: &Instance<'_>) -> Work {
             .feeds
             .iter()
             .map(|f| match f {
-                Feed::Host(bytes) => bytes.to_vec(),
-                Feed::Device(_) | Feed::Texture(_) => Vec::new(),
+                Feed::Host(bytes) => *bytes,
+                Feed::Device(_) | Feed::Texture(_) => &[],
             })
             .collect(),
         sinks: instance
@@ -234,7 +244,10 @@ fn work_of(index: usize, instance: &Instance<'_>) -> Work {
             .iter()
             .map(|s| match s {
                 Sink::Host(dst) => SinkKind::Host(dst.len() as u64),
-                _ => SinkKind::Skip,
+                Sink::Vector(v) => SinkKind::Vector {
+                    header: v.header_size() as u64,
+                },
+                Sink::Device(_) | Sink::Texture(_) | Sink::Skip => SinkKind::Skip,
             })
             .collect(),
     }
@@ -313,7 +326,7 @@ fn take_local(
 /// into `runs`.
 fn gather(
     rank: usize,
-    reply: Reply,
+    reply: Reply<&[u8]>,
     theirs: &[usize],
     instances: &mut [Instance<'_>],
     runs: &mut [Option<Result<RunReport>>],
@@ -333,9 +346,7 @@ fn gather(
         let run = match done {
             Done::Failed(cause) => {
                 let error = MpiError::Instance { rank, index, cause };
-                let run = Err(BackendError::DispatchFailed {
-                    reason: format!("vyre-mpi: {error}"),
-                });
+                let run = Err(error.to_backend());
                 failure.get_or_insert(error);
                 run
             }
@@ -360,7 +371,7 @@ fn write_sinks(
     rank: usize,
     index: usize,
     sinks: &mut [Sink<'_>],
-    outputs: &[Vec<u8>],
+    outputs: &[&[u8]],
 ) -> std::result::Result<(), MpiError> {
     if sinks.len() != outputs.len() {
         return Err(MpiError::Protocol {
@@ -373,19 +384,102 @@ fn write_sinks(
         });
     }
     for (k, (sink, bytes)) in sinks.iter_mut().zip(outputs).enumerate() {
-        if let Sink::Host(dst) = sink {
-            if dst.len() != bytes.len() {
-                return Err(MpiError::Protocol {
-                    rank,
-                    reason: format!(
-                        "{} bytes for output {k} of instance {index}, whose sink holds {}",
+        let misfit = |what: String| MpiError::Protocol {
+            rank,
+            reason: format!("output {k} of instance {index}: {what}"),
+        };
+        match sink {
+            Sink::Host(dst) => {
+                if dst.len() != bytes.len() {
+                    return Err(misfit(format!(
+                        "{} bytes for a sink that holds {}",
                         bytes.len(),
                         dst.len()
-                    ),
-                });
+                    )));
+                }
+                dst.copy_from_slice(bytes);
             }
-            dst.copy_from_slice(bytes);
+            Sink::Vector(v) => {
+                let (header, body) = bytes.split_at_checked(v.header_size()).ok_or_else(|| {
+                    misfit(format!("{} bytes, less than its header", bytes.len()))
+                })?;
+                v.fill(header, body).map_err(|error| MpiError::Output {
+                    index,
+                    output: k,
+                    rank,
+                    cause: error.to_string(),
+                })?;
+            }
+            Sink::Device(_) | Sink::Texture(_) | Sink::Skip => {}
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vyre_graph::Headed;
+
+    #[test]
+    fn outputs_from_another_rank_fill_slices_vectors_and_headed_vectors() {
+        let words: Vec<u8> = [1u32, 2, 3].iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut headed_bytes = vec![7, 0, 0, 0, 9, 0, 0, 0];
+        headed_bytes.extend_from_slice(&words);
+        let (mut slice, mut vector) = (vec![0u8; 12], vec![5u32; 40]);
+        let mut headed: Headed<[u32; 2], u32> = Headed::default();
+        let mut sinks = vec![
+            Sink::Host(&mut slice),
+            Sink::from(&mut vector),
+            Sink::from(&mut headed),
+            Sink::Skip,
+        ];
+        let outputs: [&[u8]; 4] = [&words, &words, &headed_bytes, &[]];
+        write_sinks(1, 4, &mut sinks, &outputs).expect("the outputs fit");
+        drop(sinks);
+        assert_eq!(slice, words);
+        assert_eq!(vector, [1, 2, 3]);
+        assert_eq!((headed.header, headed.elements), ([7, 9], vec![1, 2, 3]));
+    }
+
+    #[test]
+    fn outputs_that_do_not_fit_are_errors_naming_the_rank_and_instance() {
+        // Another count of outputs, another slice length: the ranks differ.
+        let mut slice = vec![0u8; 8];
+        let misfit = write_sinks(2, 3, &mut [Sink::Host(&mut slice)], &[&[0; 12]]);
+        assert!(
+            matches!(&misfit, Err(MpiError::Protocol { rank: 2, reason }) if reason.contains("output 0 of instance 3")),
+            "{misfit:?}"
+        );
+        assert!(matches!(
+            write_sinks(2, 3, &mut [Sink::Skip], &[]),
+            Err(MpiError::Protocol { rank: 2, .. })
+        ));
+        // Fewer bytes than the vector's header.
+        let mut headed: Headed<[u32; 2], u32> = Headed::default();
+        let short = write_sinks(1, 0, &mut [Sink::from(&mut headed)], &[&[0; 4]]);
+        assert!(
+            matches!(short, Err(MpiError::Protocol { rank: 1, .. })),
+            "{short:?}"
+        );
+        // A vector of another element type: the sink's own error, the
+        // vector left as a run would leave it.
+        let mut wide: Vec<u64> = vec![1];
+        let error = write_sinks(3, 5, &mut [Sink::from(&mut wide)], &[&[0; 12]])
+            .expect_err("12 bytes are not whole u64s");
+        assert!(
+            matches!(&error, MpiError::Output { index: 5, output: 0, rank: 3, cause } if cause.contains("8-byte")),
+            "{error:?}"
+        );
+        assert_eq!(error.blame(), None);
+        // The same sink takes bytes that fit afterwards.
+        write_sinks(
+            3,
+            5,
+            &mut [Sink::from(&mut wide)],
+            &[&[1, 0, 0, 0, 0, 0, 0, 0]],
+        )
+        .expect("whole u64s");
+        assert_eq!(wide, [1]);
+    }
 }

@@ -8,6 +8,8 @@
 //! Integers are little-endian `u64`s; bytes and strings carry their length
 //! first.
 
+use crate::error::MpiError;
+
 /// The tag of each message kind.
 pub(crate) mod tag {
     /// Rank r to 0: "I am in batch b, with k instances of my own".
@@ -27,38 +29,68 @@ pub(crate) enum SinkKind {
     Skip,
     /// Read back into this many bytes.
     Host(u64),
+    /// Read back into a vector keeping this many header bytes: the rank
+    /// sends the header, then the elements (as many as the run gives, for
+    /// an append output only those counted).
+    Vector {
+        /// Bytes of the header rank 0's vector keeps (0 for a plain one).
+        header: u64,
+    },
 }
 
-/// One instance of a share.
+impl SinkKind {
+    /// As two numbers: its kind, then its length or header.
+    fn code(self) -> (u64, u64) {
+        match self {
+            SinkKind::Skip => (0, 0),
+            SinkKind::Host(len) => (1, len),
+            SinkKind::Vector { header } => (2, header),
+        }
+    }
+
+    /// From [`SinkKind::code`]'s two numbers.
+    fn from_code(kind: u64, value: u64) -> Option<Self> {
+        match kind {
+            0 => Some(SinkKind::Skip),
+            1 => Some(SinkKind::Host(value)),
+            2 => Some(SinkKind::Vector { header: value }),
+            _ => None,
+        }
+    }
+}
+
+/// One instance of a share, its feeds borrowed (from rank 0's batch when
+/// written, from the message when read: no copies besides the message).
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Work {
+pub(crate) struct Work<'a> {
     /// Its index in rank 0's batch.
     pub(crate) index: u64,
     /// Its problem size.
     pub(crate) n: u64,
     /// Each host feed's bytes.
-    pub(crate) feeds: Vec<Vec<u8>>,
+    pub(crate) feeds: Vec<&'a [u8]>,
     /// Each sink.
     pub(crate) sinks: Vec<SinkKind>,
 }
 
-/// What a rank did with one instance.
+/// What a rank did with one instance; its outputs are `B`: owned where
+/// written, borrowed from the message where read.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Done {
+pub(crate) enum Done<B> {
     /// It ran on this device of the rank; each sink's bytes (empty for a
-    /// skipped one).
-    Ok { device: u64, outputs: Vec<Vec<u8>> },
+    /// skipped one; for a vector, its header's bytes then its elements').
+    Ok { device: u64, outputs: Vec<B> },
     /// It failed with this message.
     Failed(String),
 }
 
-/// A rank's reply.
+/// A rank's reply (outputs as in [`Done`]).
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Reply {
+pub(crate) struct Reply<B> {
     /// Host nanoseconds its engine took for the share.
     pub(crate) wall_ns: u64,
     /// Per instance of the share, or the engine's error for the whole.
-    pub(crate) runs: Result<Vec<Done>, String>,
+    pub(crate) runs: Result<Vec<Done<B>>, String>,
 }
 
 /// Writes a message.
@@ -83,6 +115,22 @@ impl Writer {
 
     pub(crate) fn str(&mut self, s: &str) {
         self.bytes(s.as_bytes());
+    }
+
+    /// An error: its message, then the rank it blames (`u64::MAX` for
+    /// none) and that rank's own error.
+    pub(crate) fn failure(&mut self, error: &MpiError) {
+        self.str(&error.to_string());
+        match error.blame() {
+            Some((rank, reason)) => {
+                self.u64(rank as u64);
+                self.str(&reason);
+            }
+            None => {
+                self.u64(u64::MAX);
+                self.str("");
+            }
+        }
     }
 }
 
@@ -122,6 +170,23 @@ impl<'a> Reader<'a> {
         Some(String::from_utf8_lossy(self.bytes()?).into_owned())
     }
 
+    /// An error written by [`Writer::failure`], as this rank hears it.
+    pub(crate) fn failure(&mut self) -> Option<MpiError> {
+        let message = self.string()?;
+        let rank = self.u64()?;
+        let reason = self.string()?;
+        let rank = usize::try_from(rank).ok().filter(|_| rank != u64::MAX);
+        Some(MpiError::Remote {
+            rank,
+            reason: if rank.is_some() {
+                reason
+            } else {
+                message.clone()
+            },
+            message,
+        })
+    }
+
     /// A count of items that each take at least `min` bytes, checked
     /// against what is left (so a corrupt count cannot allocate much).
     pub(crate) fn count(&mut self, min: usize) -> Option<usize> {
@@ -135,12 +200,12 @@ impl<'a> Reader<'a> {
 }
 
 /// A share: `Ok` work, or `Err` why the batch stops before running.
-pub(crate) fn write_share(batch: u64, share: Result<&[Work], &str>) -> Vec<u8> {
+pub(crate) fn write_share(batch: u64, share: Result<&[Work], &MpiError>) -> Vec<u8> {
     let mut w = Writer::new(batch);
     match share {
-        Err(reason) => {
+        Err(error) => {
             w.u64(0);
-            w.str(reason);
+            w.failure(error);
         }
         Ok(work) => {
             w.u64(1);
@@ -154,10 +219,9 @@ pub(crate) fn write_share(batch: u64, share: Result<&[Work], &str>) -> Vec<u8> {
                 }
                 w.u64(item.sinks.len() as u64);
                 for sink in &item.sinks {
-                    match *sink {
-                        SinkKind::Skip => w.u64(u64::MAX),
-                        SinkKind::Host(len) => w.u64(len),
-                    }
+                    let (kind, value) = sink.code();
+                    w.u64(kind);
+                    w.u64(value);
                 }
             }
         }
@@ -165,13 +229,21 @@ pub(crate) fn write_share(batch: u64, share: Result<&[Work], &str>) -> Vec<u8> {
     w.0
 }
 
-/// Reads a share written by [`write_share`]: `Ok(Ok(work))`, `Ok(Err(reason))`
+/// Reads a share written by [`write_share`]: `Ok(Ok(work))`, `Ok(Err(error))`
 /// for a batch that stops, `Err` for a message that does not parse.
-pub(crate) fn read_share(message: &[u8], batch: u64) -> Result<Result<Vec<Work>, String>, String> {
+pub(crate) fn read_share(
+    message: &[u8],
+    batch: u64,
+) -> Result<Result<Vec<Work<'_>>, MpiError>, String> {
     let mut r = Reader::new(message, batch)?;
     let bad = || "a share that does not parse".to_string();
     if r.u64().ok_or_else(bad)? == 0 {
-        return Ok(Err(r.string().ok_or_else(bad)?));
+        let error = r.failure().ok_or_else(bad)?;
+        return if r.is_done() {
+            Ok(Err(error))
+        } else {
+            Err(bad())
+        };
     }
     let count = r.count(32).ok_or_else(bad)?;
     let mut work = Vec::with_capacity(count);
@@ -179,16 +251,11 @@ pub(crate) fn read_share(message: &[u8], batch: u64) -> Result<Result<Vec<Work>,
         let index = r.u64().ok_or_else(bad)?;
         let n = r.u64().ok_or_else(bad)?;
         let feeds = (0..r.count(8).ok_or_else(bad)?)
-            .map(|_| r.bytes().map(<[u8]>::to_vec))
+            .map(|_| r.bytes())
             .collect::<Option<Vec<_>>>()
             .ok_or_else(bad)?;
-        let sinks = (0..r.count(8).ok_or_else(bad)?)
-            .map(|_| {
-                r.u64().map(|len| match len {
-                    u64::MAX => SinkKind::Skip,
-                    len => SinkKind::Host(len),
-                })
-            })
+        let sinks = (0..r.count(16).ok_or_else(bad)?)
+            .map(|_| SinkKind::from_code(r.u64()?, r.u64()?))
             .collect::<Option<Vec<_>>>()
             .ok_or_else(bad)?;
         work.push(Work {
@@ -205,7 +272,7 @@ pub(crate) fn read_share(message: &[u8], batch: u64) -> Result<Result<Vec<Work>,
 }
 
 /// A reply.
-pub(crate) fn write_reply(batch: u64, reply: &Reply) -> Vec<u8> {
+pub(crate) fn write_reply<B: AsRef<[u8]>>(batch: u64, reply: &Reply<B>) -> Vec<u8> {
     let mut w = Writer::new(batch);
     w.u64(reply.wall_ns);
     match &reply.runs {
@@ -227,7 +294,7 @@ pub(crate) fn write_reply(batch: u64, reply: &Reply) -> Vec<u8> {
                         w.u64(*device);
                         w.u64(outputs.len() as u64);
                         for out in outputs {
-                            w.bytes(out);
+                            w.bytes(out.as_ref());
                         }
                     }
                 }
@@ -238,7 +305,7 @@ pub(crate) fn write_reply(batch: u64, reply: &Reply) -> Vec<u8> {
 }
 
 /// Reads a reply written by [`write_reply`].
-pub(crate) fn read_reply(message: &[u8], batch: u64) -> Result<Reply, String> {
+pub(crate) fn read_reply(message: &[u8], batch: u64) -> Result<Reply<&[u8]>, String> {
     let mut r = Reader::new(message, batch)?;
     let bad = || "a reply that does not parse".to_string();
     let wall_ns = r.u64().ok_or_else(bad)?;
@@ -258,7 +325,7 @@ pub(crate) fn read_reply(message: &[u8], batch: u64) -> Result<Reply, String> {
         }
         let device = r.u64().ok_or_else(bad)?;
         let outputs = (0..r.count(8).ok_or_else(bad)?)
-            .map(|_| r.bytes().map(<[u8]>::to_vec))
+            .map(|_| r.bytes())
             .collect::<Option<Vec<_>>>()
             .ok_or_else(bad)?;
         runs.push(Done::Ok { device, outputs });
@@ -272,30 +339,30 @@ pub(crate) fn read_reply(message: &[u8], batch: u64) -> Result<Reply, String> {
     })
 }
 
-/// A join or an outcome: a number (instances) or a message (the error).
-pub(crate) fn write_note(batch: u64, note: Result<u64, &str>) -> Vec<u8> {
+/// A join or an outcome: a number (instances) or the batch's error.
+pub(crate) fn write_note(batch: u64, note: Result<u64, &MpiError>) -> Vec<u8> {
     let mut w = Writer::new(batch);
     match note {
         Ok(v) => {
             w.u64(1);
             w.u64(v);
         }
-        Err(reason) => {
+        Err(error) => {
             w.u64(0);
-            w.str(reason);
+            w.failure(error);
         }
     }
     w.0
 }
 
 /// Reads a note written by [`write_note`].
-pub(crate) fn read_note(message: &[u8], batch: u64) -> Result<Result<u64, String>, String> {
+pub(crate) fn read_note(message: &[u8], batch: u64) -> Result<Result<u64, MpiError>, String> {
     let mut r = Reader::new(message, batch)?;
     let bad = || "a message that does not parse".to_string();
     let note = if r.u64().ok_or_else(bad)? == 1 {
         Ok(r.u64().ok_or_else(bad)?)
     } else {
-        Err(r.string().ok_or_else(bad)?)
+        Err(r.failure().ok_or_else(bad)?)
     };
     if !r.is_done() {
         return Err(bad());
@@ -313,8 +380,13 @@ mod tests {
             Work {
                 index: 7,
                 n: 3,
-                feeds: vec![vec![1, 2, 3], vec![]],
-                sinks: vec![SinkKind::Host(12), SinkKind::Skip],
+                feeds: vec![&[1, 2, 3], &[]],
+                sinks: vec![
+                    SinkKind::Host(12),
+                    SinkKind::Skip,
+                    SinkKind::Vector { header: 0 },
+                    SinkKind::Vector { header: 8 },
+                ],
             },
             Work {
                 index: 9,
@@ -324,29 +396,50 @@ mod tests {
             },
         ];
         let message = write_share(4, Ok(&work));
-        assert_eq!(read_share(&message, 4), Ok(Ok(work)));
-        assert_eq!(
-            read_share(&write_share(4, Err("no")), 4),
-            Ok(Err("no".into()))
-        );
+        assert!(matches!(read_share(&message, 4), Ok(Ok(w)) if w == work));
+        let no = MpiError::Rank {
+            rank: 2,
+            cause: "no".into(),
+        };
+        let Ok(Err(heard)) = read_share(&write_share(4, Err(&no)), 4) else {
+            panic!("the stop did not read back");
+        };
+        assert_eq!(heard.to_string(), no.to_string());
+        assert_eq!(heard.blame(), Some((2, "no".to_string())));
+        assert_eq!(heard.to_backend().to_string(), no.to_backend().to_string());
         let reply = Reply {
             wall_ns: 5,
             runs: Ok(vec![
                 Done::Ok {
                     device: 1,
-                    outputs: vec![vec![9; 12], vec![]],
+                    outputs: vec![vec![9u8; 12], vec![]],
                 },
                 Done::Failed("bad".into()),
             ]),
         };
-        assert_eq!(read_reply(&write_reply(4, &reply), 4), Ok(reply));
-        assert_eq!(read_note(&write_note(4, Ok(3)), 4), Ok(Ok(3)));
-        assert_eq!(read_note(&write_note(4, Err("x")), 4), Ok(Err("x".into())));
+        let heard = Reply {
+            wall_ns: 5,
+            runs: Ok(vec![
+                Done::Ok {
+                    device: 1,
+                    outputs: vec![&[9u8; 12][..], &[]],
+                },
+                Done::Failed("bad".into()),
+            ]),
+        };
+        assert_eq!(read_reply(&write_reply(4, &reply), 4), Ok(heard));
+        assert!(matches!(read_note(&write_note(4, Ok(3)), 4), Ok(Ok(3))));
+        let finalized = MpiError::Finalized;
+        let Ok(Err(heard)) = read_note(&write_note(4, Err(&finalized)), 4) else {
+            panic!("the outcome did not read back");
+        };
+        assert_eq!(heard.to_string(), finalized.to_string());
+        assert_eq!(heard.blame(), None);
     }
 
     #[test]
     fn another_batch_or_a_cut_message_is_an_error_not_a_misreading() {
-        let message = write_share(4, Err("no"));
+        let message = write_share(4, Err(&MpiError::Finalized));
         assert!(read_share(&message, 5).unwrap_err().contains("batch 4"));
         for len in 0..message.len() {
             assert!(read_share(&message[..len], 4).is_err(), "cut at {len}");

@@ -116,13 +116,117 @@ fn one_two_and_four_ranks_check_every_instance_against_the_cpu() {
         assert!(job.took < BOUND, "{ranks} rank(s) took {:?}", job.took);
     }
     // More instances than one rank's share, uneven sizes, more batches.
+    // The untyped API, into slices.
     let job = mpirun(
         2,
-        &["--instances", "13", "--size", "3001", "--batches", "4"],
+        &[
+            "--instances",
+            "13",
+            "--size",
+            "3001",
+            "--batches",
+            "4",
+            "--sinks",
+            "host",
+        ],
     );
     assert_eq!(job.code, Some(0), "{}", job.output);
     assert!(
         job.output.contains("checked 13 instances"),
+        "{}",
+        job.output
+    );
+}
+
+/// Outputs read into vectors (what `graph!`'s typed `run_batch` gives) and
+/// into `Headed` vectors (a header, then the elements) spread over the
+/// ranks like slices: every instance checked, header included, and the
+/// batch's report names more than one rank.
+#[test]
+fn vector_and_headed_sinks_spread_over_two_and_four_ranks() {
+    for sinks in ["vector", "headed"] {
+        for ranks in [2, 4] {
+            let job = mpirun(ranks, &["--quick", "--sinks", sinks]);
+            let what = format!("--sinks {sinks} on {ranks} ranks");
+            assert_eq!(job.code, Some(0), "{what}:\n{}", job.output);
+            assert!(
+                job.output
+                    .contains("checked 8 instances against the CPU on every batch"),
+                "{what}:\n{}",
+                job.output
+            );
+            // The batches after the first (the first is split equally).
+            for b in 2..=3 {
+                let named = job
+                    .output
+                    .lines()
+                    .find_map(|l| {
+                        l.strip_prefix(&format!("batch {b}: the report's runs name ranks "))
+                    })
+                    .unwrap_or_else(|| panic!("{what}: no ranks for batch {b}:\n{}", job.output));
+                let named: Vec<&str> = named.trim_matches(['[', ']']).split(", ").collect();
+                assert!(named.len() > 1, "{what}: batch {b} ran on {named:?} only");
+                assert!(
+                    !named.contains(&"18446744073709551615"),
+                    "{what}: a failed run"
+                );
+            }
+        }
+    }
+}
+
+/// The typed API (`Poly::with_engine(cluster)`, the example's default):
+/// its batches spread, and a rank's failure arrives on every rank as
+/// `BackendError::RankFailed`, after which the same graph runs again.
+#[test]
+fn the_typed_api_spreads_and_fails_with_the_rank_named() {
+    let job = mpirun(4, &["--quick"]);
+    assert_eq!(job.code, Some(0), "{}", job.output);
+    for b in 2..=3 {
+        let line = format!("batch {b}: the typed batch ran on ranks [0, ");
+        assert!(job.output.contains(&line), "batch {b}:\n{}", job.output);
+    }
+    let job = mpirun(4, &["--quick", "--fail-rank", "2"]);
+    assert_eq!(job.code.map(|c| c != 0), Some(true), "{}", job.output);
+    assert!(job.took < BOUND, "took {:?}", job.took);
+    for rank in 0..4 {
+        let line = format!("rank {rank}: batch 1 failed: rank 2 of the MPI job failed: instance ");
+        assert!(job.output.contains(&line), "rank {rank}:\n{}", job.output);
+    }
+    assert!(
+        job.output
+            .contains("the batch after the failure ran; checked 8 instances against the CPU"),
+        "{}",
+        job.output
+    );
+    let job = mpirun(2, &["--quick", "--member-batch", "1"]);
+    assert_eq!(job.code.map(|c| c != 0), Some(true), "{}", job.output);
+    for rank in 0..2 {
+        let line = format!(
+            "rank {rank}: batch 1 failed: rank 1 of the MPI job failed: it passed 1 instance(s)"
+        );
+        assert!(job.output.contains(&line), "rank {rank}:\n{}", job.output);
+    }
+}
+
+/// Vectors of `u64` for outputs of an odd number of `u32`s: the batch
+/// fails on every rank with the sink's own error, and the next batch (into
+/// vectors that fit) runs.
+#[test]
+fn vectors_that_do_not_fit_fail_the_batch_on_every_rank() {
+    let job = mpirun(4, &["--quick", "--sinks", "wide"]);
+    assert_eq!(job.code.map(|c| c != 0), Some(true), "{}", job.output);
+    assert!(job.took < BOUND, "took {:?}", job.took);
+    for rank in 0..4 {
+        let failed = job.output.lines().any(|l| {
+            l.starts_with(&format!("rank {rank}: batch 1 failed: "))
+                && l.contains("not a whole number of the vector's 8-byte elements")
+        });
+        assert!(failed, "rank {rank}:\n{}", job.output);
+    }
+    assert!(
+        job.output
+            .contains("the batch after the failure ran; checked 8 instances against the CPU"),
         "{}",
         job.output
     );
@@ -157,7 +261,7 @@ fn a_rank_that_panics_ends_the_job_instead_of_hanging_it() {
 
 #[test]
 fn a_rank_whose_engine_fails_fails_the_batch_on_every_rank_then_the_next_batch_runs() {
-    let job = mpirun(4, &["--quick", "--fail-rank", "3"]);
+    let job = mpirun(4, &["--quick", "--fail-rank", "3", "--sinks", "host"]);
     assert_eq!(job.code.map(|c| c != 0), Some(true), "{}", job.output);
     assert!(job.took < BOUND, "took {:?}", job.took);
     for rank in 0..4 {
@@ -168,6 +272,12 @@ fn a_rank_whose_engine_fails_fails_the_batch_on_every_rank_then_the_next_batch_r
             "rank {rank} did not fail naming rank 3:\n{}",
             job.output
         );
+    }
+    // The same failure through the Engine API (the typed API's error).
+    for rank in 0..4 {
+        let line =
+            format!("rank {rank}: through the Engine API: rank 3 of the MPI job failed: instance ");
+        assert!(job.output.contains(&line), "rank {rank}:\n{}", job.output);
     }
     assert!(
         job.output
@@ -203,12 +313,16 @@ fn a_rank_that_stops_answering_is_named_when_the_timeout_runs_out() {
 
 #[test]
 fn a_batch_passed_on_another_rank_than_zero_fails_on_every_rank_naming_it() {
-    let job = mpirun(2, &["--quick", "--member-batch", "1"]);
+    let job = mpirun(2, &["--quick", "--member-batch", "1", "--sinks", "host"]);
     assert_eq!(job.code.map(|c| c != 0), Some(true), "{}", job.output);
     assert!(job.took < BOUND, "took {:?}", job.took);
     for rank in 0..2 {
         let line = format!(
             "rank {rank}: batch 1 failed: rank 1 passed 1 instance(s) to the batch, but only rank 0's"
+        );
+        assert!(job.output.contains(&line), "rank {rank}:\n{}", job.output);
+        let line = format!(
+            "rank {rank}: through the Engine API: rank 1 of the MPI job failed: it passed 1 instance(s)"
         );
         assert!(job.output.contains(&line), "rank {rank}:\n{}", job.output);
     }
