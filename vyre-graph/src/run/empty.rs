@@ -16,7 +16,7 @@ use crate::device::transfer::Source;
 use crate::plan::program::Program;
 use crate::spec::config::DispatchConfig;
 use crate::spec::error::{BackendError, Result};
-use crate::spec::plan::{BatchDispatchPlan, Topology};
+use crate::spec::plan::BatchDispatchPlan;
 use crate::spec::transfer::TransferOptions;
 
 /// Check the feeds and sinks at n = 0, then write each output's value.
@@ -154,34 +154,20 @@ fn empty_report(
     started: web_time::Instant,
     check_ns: u64,
 ) -> RunReport {
+    let nothing = RunReport::elsewhere(0, 0, 0);
     RunReport {
-        n: 0,
         plan: BatchDispatchPlan {
-            queue_len: 0,
-            worker_groups: 0,
-            workgroup_size_x: 0,
-            hit_capacity: 0,
-            estimated_peak_device_bytes: 0,
             device_memory_budget_bytes: config.device_memory_budget_bytes,
-            topology: Topology::Empty,
+            ..nothing.plan
         },
-        cache_hit: false,
-        cache_entries: 0,
-        submissions: 0,
-        dispatches: 0,
-        record_ns: 0,
-        gpu_ns: None,
-        dispatch_gpu_ns: Vec::new(),
         phases: RunPhases {
             check_ns,
             copy_ns: elapsed_ns(started).saturating_sub(check_ns),
             ..RunPhases::default()
         },
-        loops: Vec::new(),
-        device: 0,
-        rank: 0,
         tracks: Arc::clone(&program.tracks),
         started: Some(started),
         profiled: config.profile,
+        ..nothing
     }
 }

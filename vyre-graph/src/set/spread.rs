@@ -35,46 +35,14 @@ enum Wait {
     Async,
 }
 
-/// What a device's graph returned for its share (or a whole batch).
-struct Runs {
-    runs: Vec<Result<RunReport>>,
-    submissions: u32,
-    chunks: u32,
-    stacked: usize,
-}
-
-impl Runs {
-    fn of_batch(report: BatchReport) -> Runs {
-        let BatchReport {
-            runs,
-            submissions,
-            chunks,
-            stacked,
-        } = report;
-        Runs {
-            runs,
-            submissions,
-            chunks,
-            stacked,
-        }
-    }
-
-    fn of_many(runs: Vec<Result<RunReport>>) -> Runs {
-        Runs {
-            runs,
-            submissions: 0,
-            chunks: 0,
-            stacked: 0,
-        }
-    }
-
-    fn into_report(self) -> BatchReport {
-        BatchReport {
-            runs: self.runs,
-            submissions: self.submissions,
-            chunks: self.chunks,
-            stacked: self.stacked,
-        }
+/// A stream's results as a batch's report (a stream counts no
+/// submissions or chunks of its own here).
+fn of_many(runs: Vec<Result<RunReport>>) -> BatchReport {
+    BatchReport {
+        runs,
+        submissions: 0,
+        chunks: 0,
+        stacked: 0,
     }
 }
 
@@ -123,13 +91,10 @@ impl<'a> Share<'a> {
         }
     }
 
-    fn run_blocking(&mut self, config: &DispatchConfig, work: Work) -> Result<Runs> {
+    fn run_blocking(&mut self, config: &DispatchConfig, work: Work) -> Result<BatchReport> {
         match work {
-            Work::Batch => self
-                .graph
-                .run_batch(config, &mut self.instances)
-                .map(Runs::of_batch),
-            Work::Many(depth) => Ok(Runs::of_many(self.graph.run_many(
+            Work::Batch => self.graph.run_batch(config, &mut self.instances),
+            Work::Many(depth) => Ok(of_many(self.graph.run_many(
                 config,
                 depth,
                 &mut self.instances,
@@ -137,14 +102,14 @@ impl<'a> Share<'a> {
         }
     }
 
-    async fn run_async(&mut self, config: &DispatchConfig, work: Work) -> Result<Runs> {
+    async fn run_async(&mut self, config: &DispatchConfig, work: Work) -> Result<BatchReport> {
         match work {
-            Work::Batch => self
-                .graph
-                .run_batch_async(config, &mut self.instances)
-                .await
-                .map(Runs::of_batch),
-            Work::Many(depth) => Ok(Runs::of_many(
+            Work::Batch => {
+                self.graph
+                    .run_batch_async(config, &mut self.instances)
+                    .await
+            }
+            Work::Many(depth) => Ok(of_many(
                 self.graph
                     .run_many_async(config, depth, &mut self.instances)
                     .await,
@@ -161,7 +126,7 @@ async fn run_round(
     config: &DispatchConfig,
     work: Work,
     wait: Wait,
-) -> Vec<(Result<Runs>, f64)> {
+) -> Vec<(Result<BatchReport>, f64)> {
     let timed = |share: &mut Share<'_>| {
         let start = Instant::now();
         let ran = share.run_blocking(config, work);
@@ -283,9 +248,9 @@ impl Tally {
         }
     }
 
-    fn into_runs(self) -> Runs {
+    fn into_report(self) -> BatchReport {
         let runs = in_order(self.results, "the device set");
-        Runs {
+        BatchReport {
             runs,
             submissions: self.submissions,
             chunks: self.chunks,
@@ -303,7 +268,7 @@ impl GraphSet {
         instances: &mut [Instance<'_>],
         work: Work,
         wait: Wait,
-    ) -> Result<Runs> {
+    ) -> Result<BatchReport> {
         let Some(graph) = self.graph(0) else {
             return Err(no_device());
         };
@@ -311,15 +276,12 @@ impl GraphSet {
             return Err(self.all_failed(instances.len()));
         }
         let ran = match (wait, work) {
-            (Wait::Block, Work::Batch) => graph.run_batch(config, instances).map(Runs::of_batch),
+            (Wait::Block, Work::Batch) => graph.run_batch(config, instances),
             (Wait::Block, Work::Many(depth)) => {
-                Ok(Runs::of_many(graph.run_many(config, depth, instances)))
+                Ok(of_many(graph.run_many(config, depth, instances)))
             }
-            (Wait::Async, Work::Batch) => graph
-                .run_batch_async(config, instances)
-                .await
-                .map(Runs::of_batch),
-            (Wait::Async, Work::Many(depth)) => Ok(Runs::of_many(
+            (Wait::Async, Work::Batch) => graph.run_batch_async(config, instances).await,
+            (Wait::Async, Work::Many(depth)) => Ok(of_many(
                 graph.run_many_async(config, depth, instances).await,
             )),
         };
@@ -419,7 +381,7 @@ impl GraphSet {
         instances: &mut [Instance<'_>],
         work: Work,
         wait: Wait,
-    ) -> Result<Runs> {
+    ) -> Result<BatchReport> {
         let graphs = self.graphs();
         let mut tally = Tally {
             results: instances.iter().map(|_| None).collect(),
@@ -481,7 +443,7 @@ impl GraphSet {
             }
             tally.pending.sort_unstable();
         }
-        Ok(tally.into_runs())
+        Ok(tally.into_report())
     }
 
     /// The error of resident data on device `device`, left out.
@@ -507,7 +469,7 @@ impl GraphSet {
     fn settle(
         &self,
         share: &Share<'_>,
-        result: Result<Runs>,
+        result: Result<BatchReport>,
         seconds: f64,
         instances: &[Instance<'_>],
         tally: &mut Tally,
@@ -570,12 +532,11 @@ impl GraphSet {
         instances: &mut [Instance<'_>],
         wait: Wait,
     ) -> Result<BatchReport> {
-        let runs = if self.len() == 1 {
-            self.alone(config, instances, Work::Batch, wait).await?
+        if self.len() == 1 {
+            self.alone(config, instances, Work::Batch, wait).await
         } else {
-            self.spread(config, instances, Work::Batch, wait).await?
-        };
-        Ok(runs.into_report())
+            self.spread(config, instances, Work::Batch, wait).await
+        }
     }
 
     async fn many(

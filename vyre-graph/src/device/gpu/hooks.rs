@@ -48,15 +48,7 @@ impl Gpu {
             })
             .is_ok_and(|k| k == 1);
         if due {
-            *self
-                .inner
-                .lost
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner) = Some(
-                "destroyed by vyre's test hook `inject_device_loss`, as a driver reset would"
-                    .into(),
-            );
-            self.inner.device.destroy();
+            self.destroy_as_lost();
         }
     }
 
@@ -65,19 +57,21 @@ impl Gpu {
     /// would leave it, and runs report [`BackendError::DeviceLost`]
     /// (for vyre's own tests of device sets).
     pub(crate) fn inject_device_loss(&self, submissions: usize) {
+        self.inner.lose_after.store(submissions, Ordering::Release);
         if submissions == 0 {
-            self.inner.lose_after.store(0, Ordering::Release);
-            *self
-                .inner
-                .lost
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner) = Some(
-                "destroyed by vyre's test hook `inject_device_loss`, as a driver reset would"
-                    .into(),
-            );
-            self.inner.device.destroy();
-        } else {
-            self.inner.lose_after.store(submissions, Ordering::Release);
+            self.destroy_as_lost();
         }
+    }
+
+    /// Destroy the device, recording the injected loss as its reason.
+    fn destroy_as_lost(&self) {
+        *self
+            .inner
+            .lost
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(
+            "destroyed by vyre's test hook `inject_device_loss`, as a driver reset would".into(),
+        );
+        self.inner.device.destroy();
     }
 }
